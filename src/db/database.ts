@@ -1,0 +1,198 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import mysql from 'mysql2/promise';
+import type { ConnectionSettings } from '../config/database-url.js';
+import { describeConnectError, isConnectionLost, isRetryableLockError } from './server-errors.js';
+import { assertSkipLockedSupported, parseServerVersion, type ServerVersion } from './server-version.js';
+
+/** Something a statement can run on: the database itself, or the transaction in hand. */
+export interface Queryable {
+  /** Runs one statement; `?` placeholders are filled from `values` by the driver, never by hand. */
+  query<T = unknown>(sql: string, values?: unknown[]): Promise<T>;
+}
+
+/** What {@link Database} reports while it keeps a connection alive. */
+export type ConnectionEvent =
+  | { state: 'lost'; error: Error }
+  | { state: 'restored'; downMs: number };
+
+export interface DatabaseOptions {
+  settings: ConnectionSettings;
+  /**
+   * Keep going through outages: reconnect with capped exponential backoff and run the statement or
+   * transaction again. Workers want this; one-shot commands (stats, setup-tables) fail at once.
+   */
+  reconnect?: boolean;
+  /** Connect without selecting the database, so that it can be created. */
+  withoutDatabase?: boolean;
+  onConnectionEvent?: (event: ConnectionEvent) => void;
+}
+
+/** Counters of what the connection went through, for summaries and the bench. */
+export interface DatabaseCounters {
+  deadlockRetries: number;
+  lockWaitRetries: number;
+  reconnects: number;
+}
+
+const RECONNECT_FIRST_DELAY_MS = 100;
+const RECONNECT_MAX_DELAY_MS = 5_000;
+const LOCK_RETRY_LIMIT = 25;
+
+/** Thrown from a reconnect loop when {@link Database.close} was called meanwhile. */
+export class DatabaseClosedError extends Error {
+  constructor() {
+    super('the database connection was closed');
+  }
+}
+
+/**
+ * One connection to the server, checked for SKIP LOCKED, that survives outages when asked to.
+ *
+ * Every statement jobq sends is safe to send twice (inserts carry a unique job key, deletes and
+ * updates name their claim token), which is what makes "reconnect and run it again" correct even
+ * when the connection died during a COMMIT whose outcome is unknown.
+ */
+export class Database implements Queryable {
+  readonly counters: DatabaseCounters = { deadlockRetries: 0, lockWaitRetries: 0, reconnects: 0 };
+  private closed = false;
+
+  private constructor(
+    private readonly options: DatabaseOptions,
+    private connection: mysql.Connection,
+    /** The server's version, read when the first connection was made. */
+    readonly serverVersion: ServerVersion,
+  ) {}
+
+  /** Connects, refuses servers without SKIP LOCKED, and prepares the session. */
+  static async open(options: DatabaseOptions): Promise<Database> {
+    const { connection, version } = options.reconnect
+      ? await retryUntilConnected(options, undefined, () => false)
+      : await connectOnce(options);
+    return new Database(options, connection, version);
+  }
+
+  get settings(): ConnectionSettings {
+    return this.options.settings;
+  }
+
+  async query<T = unknown>(sql: string, values?: unknown[]): Promise<T> {
+    for (;;) {
+      try {
+        const [rows] = await this.connection.query(sql, values);
+        return rows as T;
+      } catch (error) {
+        await this.recoverOrThrow(error);
+      }
+    }
+  }
+
+  /**
+   * Runs `work` in a transaction and commits it. A deadlock or lock wait timeout rolls back and
+   * runs `work` again (InnoDB has already undone it); a lost connection reconnects first.
+   */
+  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const connection = this.connection;
+      try {
+        await connection.query('START TRANSACTION');
+        const result = await work({
+          query: async <R>(sql: string, values?: unknown[]) => (await connection.query(sql, values))[0] as R,
+        });
+        await connection.query('COMMIT');
+        return result;
+      } catch (error) {
+        if (isRetryableLockError(error) && attempt < LOCK_RETRY_LIMIT) {
+          if ((error as { errno?: number }).errno === 1213) this.counters.deadlockRetries++;
+          else this.counters.lockWaitRetries++;
+          await connection.query('ROLLBACK').catch(() => undefined);
+          await sleep(Math.random() * 5 * attempt);
+          continue;
+        }
+        if (!isConnectionLost(error)) await connection.query('ROLLBACK').catch(() => undefined);
+        await this.recoverOrThrow(error);
+      }
+    }
+  }
+
+  /** Closes the connection; a reconnect loop in progress gives up with {@link DatabaseClosedError}. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.connection.end().catch(() => this.connection.destroy());
+  }
+
+  /** Returns when a fresh connection is in place, or rethrows `error` if it is not worth that. */
+  private async recoverOrThrow(error: unknown): Promise<void> {
+    if (this.closed) throw new DatabaseClosedError();
+    if (!this.options.reconnect || !isConnectionLost(error)) throw error;
+    this.connection.destroy();
+    const { connection } = await retryUntilConnected(this.options, error as Error, () => this.closed);
+    this.connection = connection;
+    this.counters.reconnects++;
+  }
+}
+
+/** Connects with capped, jittered exponential backoff, announcing the outage once and its end once. */
+async function retryUntilConnected(
+  options: DatabaseOptions,
+  lostWith: Error | undefined,
+  isClosed: () => boolean,
+): Promise<{ connection: mysql.Connection; version: ServerVersion }> {
+  const started = Date.now();
+  let announced = false;
+  for (let delay = RECONNECT_FIRST_DELAY_MS; ; delay = Math.min(delay * 2, RECONNECT_MAX_DELAY_MS)) {
+    if (isClosed()) throw new DatabaseClosedError();
+    try {
+      const connected = await connectOnce(options);
+      if (announced) options.onConnectionEvent?.({ state: 'restored', downMs: Date.now() - started });
+      return connected;
+    } catch (error) {
+      if (!isConnectionLost(error)) throw describeConnectError(error, options.settings);
+      if (!announced) {
+        options.onConnectionEvent?.({ state: 'lost', error: lostWith ?? (error as Error) });
+        announced = true;
+      }
+      await sleep(delay / 2 + Math.random() * (delay / 2));
+    }
+  }
+}
+
+async function connectOnce(options: DatabaseOptions): Promise<{ connection: mysql.Connection; version: ServerVersion }> {
+  const { settings } = options;
+  let connection: mysql.Connection;
+  try {
+    connection = await mysql.createConnection({
+      host: settings.host,
+      port: settings.port,
+      user: settings.user,
+      password: settings.password,
+      ...(options.withoutDatabase ? {} : { database: settings.database }),
+      ...(settings.socketPath !== undefined && { socketPath: settings.socketPath }),
+      connectTimeout: 5_000,
+      supportBigNumbers: true,
+      dateStrings: true,
+      timezone: 'Z',
+    });
+  } catch (error) {
+    if (options.reconnect && isConnectionLost(error)) throw error;
+    throw describeConnectError(error, settings);
+  }
+  // A dropped connection is discovered by the next statement; without a listener mysql2 would
+  // raise it as an uncaught 'error' event and end the process.
+  connection.on('error', () => undefined);
+  try {
+    const [rows] = await connection.query('SELECT VERSION() AS version');
+    const version = parseServerVersion(String((rows as Array<{ version: string }>)[0]?.version));
+    assertSkipLockedSupported(version);
+    // READ COMMITTED: the candidate query sees every committed job without the article's
+    // commit-to-drop-the-read-view dance, and no statement takes gap locks, so the generators'
+    // inserts never wait on (or deadlock with) the consumers' locking reads. Claims stay exclusive:
+    // they rest on row locks and on the status re-checked by the locking read, not on isolation.
+    // UTC: lease and age arithmetic happens in the server's clock, with no time zone in between.
+    await connection.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED');
+    await connection.query("SET SESSION time_zone = '+00:00'");
+    return { connection, version };
+  } catch (error) {
+    connection.destroy();
+    throw error;
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * Every failure jobq expects to meet carries an exit code, so the CLI can print one line and scripts
+ * can tell "you typed it wrong" from "the server is down". The table is documented in the README.
+ */
+export const ExitCode = {
+  ok: 0,
+  /** A bug or an error jobq has no words for; run with --verbose for the stack. */
+  internal: 1,
+  /** Bad flags or values: unknown option, out-of-range number, malformed URL, bad table name. */
+  usage: 2,
+  /** The server could not be reached or refused us: refused, timed out, access denied, no database. */
+  connection: 3,
+  /** The server is reachable but cannot run jobq: no SKIP LOCKED (MySQL < 8.0.1, MariaDB < 10.6). */
+  unsupportedServer: 4,
+  /** The jobs table is missing or has a shape jobq does not know. */
+  schema: 5,
+  /** jobq refused to destroy data (setup-tables --recreate on a non-empty table without --force). */
+  refused: 6,
+  /** A worker process crashed (it was restarted) or crashed too often (the run was stopped). */
+  workerCrashed: 7,
+  /** The user pressed Ctrl-C twice: the run was abandoned without waiting for workers. */
+  interrupted: 130,
+} as const;
+
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** An error that is the user's to fix: its message is one line saying what was wrong and what to do. */
+export class JobqError extends Error {
+  readonly exitCode: ExitCodeValue;
+
+  constructor(message: string, exitCode: ExitCodeValue, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'JobqError';
+    this.exitCode = exitCode;
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * Ending a claim. Each statement names its rows by primary key and by the claim's token: a
+ * consumer whose lease ran out and whose jobs another consumer has claimed since owns nothing any
+ * more, and its statements change nothing (the affected-row count tells it so).
+ * These run in autocommit: one statement, one transaction, and safe to send again after a lost
+ * connection because the token makes them idempotent.
+ */
+
+/** Deletes processed jobs (the article's default). Params: [ids], token. */
+export const DELETE_OWNED_SQL = (table: string) => `
+  DELETE j FROM ${table} AS j FORCE INDEX (PRIMARY)
+   WHERE j.id IN (?) AND j.claim_token = ?`;
+
+/** Keeps processed jobs as `done` (the article's debugging mode). Params: [ids], token. */
+export const MARK_DONE_SQL = (table: string) => `
+  UPDATE ${table} FORCE INDEX (PRIMARY)
+     SET status = 'done', claim_token = NULL
+   WHERE id IN (?) AND claim_token = ?`;
+
+/** Hands jobs back, waiting again from now. Params: [ids], token. */
+export const RELEASE_OWNED_SQL = (table: string) => `
+  UPDATE ${table} FORCE INDEX (PRIMARY)
+     SET status = 'unclaimed', claim_token = NULL, owner_id = NULL, owner_date = NULL,
+         run_after = NOW(6)
+   WHERE id IN (?) AND claim_token = ?`;
+
+/** Extends the lease of jobs still held, while a slow batch is processed. Params: lease µs, [ids], token. */
+export const EXTEND_LEASE_SQL = (table: string) => `
+  UPDATE ${table} FORCE INDEX (PRIMARY)
+     SET run_after = NOW(6) + INTERVAL ? MICROSECOND
+   WHERE id IN (?) AND claim_token = ?`;
+
+/** Puts failed jobs back in the queue with fresh attempts. Params: none or [ids]. */
+export const REQUEUE_FAILED_SQL = (table: string, byIds: boolean) => `
+  UPDATE ${table}
+     SET status = 'unclaimed', attempts = 0, claim_token = NULL, owner_id = NULL,
+         owner_date = NULL, run_after = NOW(6)
+   WHERE status = 'failed'${byIds ? ' AND id IN (?)' : ''}`;

@@ -1,0 +1,80 @@
+/**
+ * The jobs table's history, one numbered migration each. `setup-tables` applies the ones a table
+ * lacks, in order. The version lives in the table's own COMMENT ("jobq schema N"), set by the same
+ * ALTER TABLE that changes the columns, so a table and its version can never disagree, and a dump
+ * or a RENAME TABLE carries both.
+ */
+export interface Migration {
+  version: number;
+  description: string;
+  /** The statement, for a table name that is already validated and quoted. */
+  sql: (table: string) => string;
+}
+
+export const schemaComment = (version: number): string => `jobq schema ${version}`;
+
+/** Columns of the article's table: a table with exactly these and no jobq comment is version 1. */
+export const ARTICLE_COLUMNS = ['id', 'd', 'e', 'status', 'owner_id', 'owner_date'];
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: "the article's jobs table",
+    sql: (table) => `
+      CREATE TABLE IF NOT EXISTS ${table} (
+        id INTEGER NOT NULL PRIMARY KEY AUTO_INCREMENT,
+        d VARCHAR(64) NOT NULL,
+        e VARCHAR(64) NOT NULL,
+        status ENUM('unclaimed', 'claimed', 'done') NOT NULL,
+        owner_id INTEGER NULL,
+        owner_date DATETIME NULL,
+        KEY d (d),
+        KEY status (status)
+      ) ENGINE = InnoDB COMMENT = '${schemaComment(1)}'`,
+  },
+  {
+    version: 2,
+    description: 'leases, attempts, claim tokens, idempotent inserts, claim indexes',
+    // run_after is when a job may next be handed out: for an unclaimed job the time it was queued
+    // (or is delayed to), for a claimed one the end of its lease. One column, one index
+    // (status, run_after), serves both "what is waiting" and "whose lease ran out" as index ranges,
+    // so neither the candidate query nor the stats ever scan the table.
+    // (status, d) serves the article's `d LIKE 'x%'` pick. The article's single-column indexes go:
+    // (status) is a prefix of (status, run_after) and (d) alone cannot skip claimed rows.
+    // TIMESTAMP, not DATETIME: compared with NOW(6) in UTC whatever the session's time zone.
+    sql: (table) => `
+      ALTER TABLE ${table}
+        MODIFY id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT,
+        MODIFY d VARCHAR(64) NOT NULL DEFAULT '',
+        MODIFY e VARCHAR(64) NOT NULL DEFAULT '',
+        MODIFY status ENUM('unclaimed', 'claimed', 'done', 'failed') NOT NULL DEFAULT 'unclaimed',
+        MODIFY owner_date TIMESTAMP(6) NULL DEFAULT NULL,
+        ADD COLUMN job_key VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NULL DEFAULT NULL,
+        ADD COLUMN run_after TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
+        ADD COLUMN claim_token BINARY(16) NULL DEFAULT NULL,
+        ADD COLUMN attempts SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+        ADD COLUMN created_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
+        DROP INDEX d,
+        DROP INDEX status,
+        ADD UNIQUE KEY job_key (job_key),
+        ADD KEY status_run_after (status, run_after),
+        ADD KEY status_d (status, d),
+        COMMENT = '${schemaComment(2)}'`,
+  },
+];
+
+export const CURRENT_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+/** Reads the table's comment and columns; no row means no table. */
+export const TABLE_INFO_SQL = `
+  SELECT t.TABLE_COMMENT AS comment,
+         GROUP_CONCAT(c.COLUMN_NAME ORDER BY c.ORDINAL_POSITION) AS columns
+    FROM information_schema.TABLES AS t
+    JOIN information_schema.COLUMNS AS c
+      ON c.TABLE_SCHEMA = t.TABLE_SCHEMA AND c.TABLE_NAME = t.TABLE_NAME
+   WHERE t.TABLE_SCHEMA = ? AND t.TABLE_NAME = ?
+   GROUP BY t.TABLE_COMMENT`;
+
+export const CREATE_DATABASE_SQL = (database: string) => `CREATE DATABASE IF NOT EXISTS ${database}`;
+export const DROP_TABLE_SQL = (table: string) => `DROP TABLE IF EXISTS ${table}`;
+export const COUNT_ROWS_SQL = (table: string) => `SELECT COUNT(*) AS count FROM ${table}`;

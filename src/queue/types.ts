@@ -1,0 +1,68 @@
+/** Where a job is in its life: see "Job states" in the README. */
+export type JobStatus = 'unclaimed' | 'claimed' | 'done' | 'failed';
+export const JOB_STATUSES: readonly JobStatus[] = ['unclaimed', 'claimed', 'done', 'failed'];
+
+/** How a consumer chooses candidates: the article's random first letter of `d`, or oldest first. */
+export type Pick = 'random-prefix' | 'oldest';
+export const PICKS: readonly Pick[] = ['random-prefix', 'oldest'];
+
+/** The most jobs one claim may take: each holds a row lock and a lock-heap entry until COMMIT. */
+export const MAX_BATCH_SIZE = 1000;
+
+/** A job to insert: the article's two payload fields and an optional idempotency key. */
+export interface NewJob {
+  /** Unique key (at most 64 ASCII characters); a job whose key exists already is not inserted again. Made up when absent. */
+  key?: string;
+  d?: string;
+  e?: string;
+}
+
+/** A job handed to a consumer by a claim. */
+export interface ClaimedJob {
+  id: number;
+  d: string;
+  e: string;
+  /** How many claims this job has seen, this one included. */
+  attempts: number;
+}
+
+export interface ClaimOptions {
+  /** Most jobs to take (1 to {@link MAX_BATCH_SIZE}). */
+  batchSize: number;
+  pick?: Pick;
+  /** Seconds the jobs stay ours; after that another consumer may claim them again. */
+  leaseSeconds?: number;
+  /** A number to record as `owner_id` (the consumer's number in the article). */
+  ownerId?: number;
+  /** A job claimed this often already goes to `failed` instead of being claimed again. */
+  maxAttempts?: number;
+}
+
+/** The result of one claim attempt. */
+export interface Claim {
+  /** Unique to this claim: only the holder of this token can complete or release its jobs. */
+  readonly token: Buffer;
+  /** The jobs now held, ids ascending; empty when nothing could be claimed. */
+  readonly jobs: readonly ClaimedJob[];
+  /** How many candidate ids the first step found (the claim is "empty" when this is > 0 and jobs is empty). */
+  readonly candidates: number;
+  /** Ids moved to `failed` by this claim because their attempts were used up. */
+  readonly failedIds: readonly number[];
+}
+
+/** What completing or releasing a claim did. */
+export interface Settlement {
+  /** Jobs still ours that were deleted, marked done or released. */
+  settled: number;
+  /** Jobs we no longer owned (the lease ran out and another consumer claimed them): left alone. */
+  lost: number;
+}
+
+export interface QueueStats {
+  table: string;
+  counts: Record<JobStatus, number>;
+  total: number;
+  /** Seconds since the job at the head of the queue was inserted; null when nothing waits. */
+  headAgeSeconds: number | null;
+  claimedByOwner: Array<{ ownerId: number | null; count: number; expired: number }>;
+}
