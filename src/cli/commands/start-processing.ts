@@ -1,0 +1,127 @@
+import { Option, type Command } from 'commander';
+import { resolveDatabaseUrl } from '../../config/database-url.js';
+import { ExitCode, JobqError } from '../../errors.js';
+import { JobQueue } from '../../queue/job-queue.js';
+import { MAX_BATCH_SIZE, PICKS, type Pick } from '../../queue/types.js';
+import { Supervisor, type ProcessingEvents } from '../../workers/supervisor.js';
+import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
+import { claimLine, LineWriter, paint, progressLine, summaryLines } from '../output.js';
+
+interface StartProcessingOptions extends ConnectionOptions {
+  generators: number;
+  consumers: number;
+  batchSize: number;
+  commitEvery: number;
+  jobs?: number;
+  duration?: number;
+  untilEmpty?: boolean;
+  workMs: number;
+  pick: Pick;
+  keepDone?: boolean;
+  quiet?: boolean;
+  lease: number;
+  maxAttempts: number;
+}
+
+export function registerStartProcessing(program: Command): void {
+  addConnectionOptions(program.command('start-processing'))
+    .description('run generator and consumer processes against the jobs table until Ctrl-C')
+    .addOption(new Option('-g, --generators <n>', 'generator processes (0: consume only)').argParser(numberIn(0, 64)).default(2))
+    .addOption(new Option('-c, --consumers <n>', 'consumer processes (0: generate only)').argParser(numberIn(0, 64)).default(10))
+    .addOption(new Option('-b, --batch-size <n>', 'most jobs one claim may take').argParser(numberIn(1, MAX_BATCH_SIZE)).default(100))
+    .addOption(new Option('--commit-every <n>', 'a generator commits after every N inserts').argParser(numberIn(1, 1000)).default(10))
+    .addOption(new Option('--jobs <n>', 'generators stop after N jobs in total (default: unlimited)').argParser(numberIn(1, Number.MAX_SAFE_INTEGER)))
+    .addOption(new Option('--duration <seconds>', 'stop everything gracefully after this long').argParser(numberIn(0.1, 31_536_000, false)))
+    .option('--until-empty', 'stop once the generators are done and no unclaimed or claimed job is left')
+    .addOption(new Option('--work-ms <ms>', 'simulated processing time per claimed batch').argParser(numberIn(0, 3_600_000)).default(0))
+    .addOption(new Option('--pick <how>', "candidates: the article's random first letter of d, or oldest first").choices(PICKS).default('random-prefix'))
+    .option('--keep-done', 'mark processed jobs done instead of deleting them (debugging)')
+    .option('-q, --quiet', 'no per-claim lines, only progress and the summary')
+    .addOption(new Option('--lease <seconds>', 'a claim holds its jobs this long; then they may be claimed again').argParser(numberIn(1, 86_400, false)).default(60))
+    .addOption(new Option('--max-attempts <n>', 'claims per job before it goes to failed').argParser(numberIn(1, 1000)).default(5))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  jobq start-processing                                   2 generators, 10 consumers, until Ctrl-C
+  jobq start-processing --duration 10                     the same for 10 seconds
+  jobq start-processing -g 0 -c 10 --until-empty          drain what is queued, then exit
+  jobq start-processing --jobs 5000 --until-empty -q      make 5000 jobs, consume them all, summary only
+
+Ctrl-C (or SIGTERM) stops gracefully: generators commit, consumers finish the batch in hand.
+A second Ctrl-C exits at once; leases give unfinished claims to the next run.`,
+    )
+    .action(async (options: StartProcessingOptions) => {
+      if (options.untilEmpty && options.consumers === 0) {
+        throw new JobqError('--until-empty needs at least one consumer (--consumers 1 or more)', ExitCode.usage);
+      }
+      if (options.untilEmpty && options.generators > 0 && options.jobs === undefined && options.duration === undefined) {
+        throw new JobqError('--until-empty with generators needs --jobs N (or --duration): unlimited generators never finish', ExitCode.usage);
+      }
+      const url = resolveDatabaseUrl(options.databaseUrl);
+      const queue = await JobQueue.open({ url, table: options.table, reconnect: false });
+      try {
+        await queue.assertReady();
+        const code = await runSupervised(queue, url, options);
+        process.exitCode = code;
+      } finally {
+        await queue.close();
+      }
+    });
+}
+
+async function runSupervised(queue: JobQueue, url: string, options: StartProcessingOptions): Promise<number> {
+  let supervisor: Supervisor | undefined;
+  const out = new LineWriter(process.stdout, () => supervisor?.stop());
+  const err = new LineWriter(process.stderr);
+  const events: ProcessingEvents = {
+    claimed: (consumer, ids) => options.quiet || out.line(claimLine(consumer, ids)),
+    failedJobs: (consumer, ids) => err.line(paint.yellow(`consumer  ${consumer}: moved to failed after ${options.maxAttempts} attempts: [${ids.join(', ')}]`)),
+    progress: (_generator, counter) => out.line(progressLine(counter)),
+    connection: (worker, state, detail) =>
+      err.line(state === 'lost' ? paint.yellow(`${worker}: lost the connection to the server (${detail}); reconnecting`) : paint.green(`${worker}: connection is back ${detail}`)),
+    workerExited: (worker, how, next) => err.line(paint.red(`${worker} died (${how}); ${next}`)),
+  };
+  supervisor = new Supervisor(
+    {
+      url,
+      table: options.table,
+      generators: options.generators,
+      consumers: options.consumers,
+      batchSize: options.batchSize,
+      commitEvery: options.commitEvery,
+      untilEmpty: options.untilEmpty ?? false,
+      workMs: options.workMs,
+      pick: options.pick,
+      keepDone: options.keepDone ?? false,
+      leaseSeconds: options.lease,
+      maxAttempts: options.maxAttempts,
+      ...(options.jobs !== undefined && { jobs: options.jobs }),
+      ...(options.duration !== undefined && { durationSeconds: options.duration }),
+    },
+    events,
+  );
+  let interrupts = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupts++;
+    if (interrupts === 1) {
+      err.line(paint.yellow(`${signal}: stopping; consumers finish the batch in hand (Ctrl-C again to quit at once)`));
+      supervisor?.stop();
+    } else {
+      err.line(paint.red(`${signal} again: quitting now; unfinished claims return to the queue when their lease ends`));
+      supervisor?.kill();
+      process.exit(ExitCode.interrupted);
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const summary = await supervisor.run(queue);
+    for (const line of summaryLines(summary)) out.line(line);
+    if (summary.problem !== undefined) err.line(paint.red(`jobq: ${summary.problem}`));
+    return summary.exitCode;
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  }
+}

@@ -1,0 +1,27 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { DEFAULT_DATABASE_URL, DATABASE_URL_ENV } from '../config/database-url.js';
+
+/** A commander parser for a number in [min, max]; `integer` refuses fractions. */
+export function numberIn(min: number, max: number, integer = true): (value: string) => number {
+  return (value: string) => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min || n > max) {
+      throw new InvalidArgumentError(`expected ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}, got ${JSON.stringify(value)}.`);
+    }
+    return n;
+  };
+}
+
+/** Options every command that talks to the database takes. */
+export interface ConnectionOptions {
+  databaseUrl?: string;
+  table: string;
+}
+
+export function addConnectionOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option('--database-url <url>', `server and database, e.g. ${DEFAULT_DATABASE_URL} (default: $${DATABASE_URL_ENV}, then .env, then ${DEFAULT_DATABASE_URL})`),
+    )
+    .addOption(new Option('--table <name>', 'jobs table: letters, digits and _ only').default('jobs'));
+}

@@ -1,0 +1,109 @@
+import { Chalk, supportsColor } from 'chalk';
+import type { QueueStats } from '../queue/types.js';
+import { JOB_STATUSES } from '../queue/types.js';
+import type { ProcessingSummary } from '../workers/supervisor.js';
+
+/** Colours only on a terminal; NO_COLOR turns them off, FORCE_COLOR on (https://no-color.org). */
+function colourLevel(): 0 | 1 | 2 | 3 {
+  if (process.env.FORCE_COLOR !== undefined) return supportsColor === false ? 1 : supportsColor.level;
+  if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') return 0;
+  return supportsColor === false ? 0 : supportsColor.level;
+}
+
+export const paint = new Chalk({ level: colourLevel() });
+
+/**
+ * Writes one whole line per call. Lines from many workers arrive here one at a time (the workers
+ * report over IPC; only this process writes), so they never interleave. A closed pipe
+ * (`jobq ... | head`) ends the output quietly instead of with EPIPE.
+ */
+export class LineWriter {
+  private closed = false;
+
+  constructor(
+    private readonly stream: NodeJS.WriteStream = process.stdout,
+    onClosed: () => void = () => undefined,
+  ) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      this.closed = true;
+      onClosed();
+    });
+  }
+
+  line(text = ''): void {
+    if (!this.closed) this.stream.write(`${text}\n`);
+  }
+}
+
+/** The article's claim line: `consumer  4 #records = 3 - [48, 84, 130]`. */
+export function claimLine(consumer: number, ids: readonly number[]): string {
+  return `${paint.cyan(`consumer  ${consumer}`)} #records = ${ids.length} - [${ids.join(', ')}]`;
+}
+
+/** The article's generator progress line. */
+export function progressLine(counter: number): string {
+  return paint.dim(`counter = ${counter}`);
+}
+
+/** The article's `select status, count(status) from jobs group by status`, every status shown. */
+export function statusTable(stats: QueueStats): string[] {
+  const rows: Array<[string, number]> = [...JOB_STATUSES.map((status): [string, number] => [status, stats.counts[status]]), ['total', stats.total]];
+  const width = Math.max(13, ...rows.map(([, n]) => String(n).length));
+  return [
+    `| status    | ${'count(status)'.padStart(width)} |`,
+    ...rows.map(([status, n]) => `| ${status.padEnd(9)} | ${String(n).padStart(width)} |`),
+  ];
+}
+
+export function formatSeconds(seconds: number): string {
+  return seconds < 10 ? `${seconds.toFixed(2)} s` : `${seconds.toFixed(1)} s`;
+}
+
+/** The stats command's text: the status table, the head-of-queue age, claims per owner. */
+export function statsLines(stats: QueueStats, where: string): string[] {
+  const owners = stats.claimedByOwner.map(
+    ({ ownerId, count, expired }) => `consumer ${ownerId ?? '?'}: ${count}${expired > 0 ? ` (${expired} lease${expired === 1 ? '' : 's'} expired)` : ''}`,
+  );
+  return [
+    paint.bold(`table ${stats.table} in ${where}`),
+    ...statusTable(stats),
+    `oldest unclaimed job: ${stats.headAgeSeconds === null ? 'none waiting' : `${formatSeconds(stats.headAgeSeconds)} old`}`,
+    `claimed per owner: ${owners.length === 0 ? 'none' : owners.join(', ')}`,
+  ];
+}
+
+/** Stable keys for scripts: the same shape as {@link QueueStats}, plus where it was read. */
+export function statsJson(stats: QueueStats, database: string): object {
+  return {
+    database,
+    table: stats.table,
+    counts: stats.counts,
+    total: stats.total,
+    oldestUnclaimedAgeSeconds: stats.headAgeSeconds,
+    claimedByOwner: stats.claimedByOwner.map(({ ownerId, count, expired }) => ({ ownerId, count, expiredLeases: expired })),
+  };
+}
+
+export function summaryLines(summary: ProcessingSummary): string[] {
+  const rate = summary.elapsedSeconds > 0 ? summary.consumed / summary.elapsedSeconds : 0;
+  const emptyPercent = summary.claims > 0 ? (100 * summary.emptyClaims) / summary.claims : 0;
+  const lines = [
+    '',
+    paint.bold('summary'),
+    `jobs generated = ${summary.generated}`,
+    `jobs consumed = ${summary.consumed}`,
+    `elapsed = ${summary.elapsedSeconds.toFixed(1)} s`,
+    `jobs/s = ${Math.round(rate)}`,
+    `claims = ${summary.claims}`,
+    `empty claims = ${summary.emptyClaims} (${emptyPercent.toFixed(1)} %)`,
+  ];
+  if (summary.lostOwnership > 0) lines.push(paint.yellow(`jobs whose lease ran out before they were deleted (left to their new owner) = ${summary.lostOwnership}`));
+  if (summary.movedToFailed > 0) lines.push(paint.yellow(`jobs moved to failed (attempts used up) = ${summary.movedToFailed}`));
+  if (summary.deadlockRetries + summary.lockWaitRetries > 0) {
+    lines.push(`retried transactions = ${summary.deadlockRetries} deadlocks, ${summary.lockWaitRetries} lock wait timeouts`);
+  }
+  if (summary.crashes > 0) lines.push(paint.red(`worker crashes = ${summary.crashes}`));
+  lines.push('', paint.bold('status counts'), ...statusTable(summary.stats));
+  return lines;
+}

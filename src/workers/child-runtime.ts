@@ -1,0 +1,68 @@
+import { JobQueue } from '../queue/job-queue.js';
+import { ExitCode, JobqError } from '../errors.js';
+import type { ChildMessage, ParentMessage, WorkerConfig } from './messages.js';
+
+/** Sends a message to the supervisor; a child started by hand (no IPC channel) stays quiet. */
+export function report(message: ChildMessage): void {
+  process.send?.(message);
+}
+
+/** The worker's configuration, handed over by the supervisor as the first argument. */
+export function readConfig<T extends WorkerConfig>(role: T['role']): T {
+  const config = JSON.parse(process.argv[2] ?? '{}') as T;
+  if (config.role !== role) throw new Error(`expected a ${role} configuration, got ${JSON.stringify(config)}`);
+  return config;
+}
+
+/**
+ * A flag that turns true when the worker should finish what it has in hand and exit: the
+ * supervisor's "stop", or SIGINT/SIGTERM (a terminal's Ctrl-C reaches the whole process group,
+ * children included, and must not kill a consumer in the middle of a batch).
+ */
+export function stopRequests(): { readonly requested: boolean; readonly signal: AbortSignal } {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.on('message', (message: ParentMessage) => message.type === 'stop' && stop());
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  // The supervisor is gone (kill -9 of the parent): finish the batch and leave.
+  process.on('disconnect', stop);
+  return {
+    get requested() {
+      return controller.signal.aborted;
+    },
+    signal: controller.signal,
+  };
+}
+
+/** Opens the queue with reconnects, telling the supervisor about outages. */
+export function openQueue(config: WorkerConfig): Promise<JobQueue> {
+  return JobQueue.open({
+    url: config.url,
+    table: config.table,
+    reconnect: true,
+    onConnectionEvent: (event) =>
+      report(
+        event.state === 'lost'
+          ? { type: 'connection', state: 'lost', detail: event.error.message }
+          : { type: 'connection', state: 'restored', detail: `after ${(event.downMs / 1000).toFixed(1)} s` },
+      ),
+  });
+}
+
+/** Runs the worker's main loop; any error becomes a 'fatal' message and a non-zero exit. */
+export function runWorker(main: () => Promise<void>): void {
+  main().then(
+    () => {
+      process.disconnect?.();
+      process.exitCode = ExitCode.ok;
+    },
+    (error: unknown) => {
+      const exitCode = error instanceof JobqError ? error.exitCode : ExitCode.internal;
+      const err = error instanceof Error ? error : new Error(String(error));
+      report({ type: 'fatal', message: err.message, exitCode, ...(err.stack !== undefined && { stack: err.stack }) });
+      process.exitCode = exitCode;
+      process.disconnect?.();
+    },
+  );
+}

@@ -1,0 +1,41 @@
+import type { Pick } from '../queue/types.js';
+
+/** What every worker child needs to connect. */
+export interface WorkerConnection {
+  url: string;
+  table: string;
+}
+
+export interface GeneratorConfig extends WorkerConnection {
+  role: 'generator';
+  number: number;
+  commitEvery: number;
+  /** Jobs this generator inserts before it exits; undefined = until stopped. */
+  quota?: number;
+}
+
+export interface ConsumerConfig extends WorkerConnection {
+  role: 'consumer';
+  number: number;
+  batchSize: number;
+  pick: Pick;
+  workMs: number;
+  keepDone: boolean;
+  leaseSeconds: number;
+  maxAttempts: number;
+}
+
+export type WorkerConfig = GeneratorConfig | ConsumerConfig;
+
+/** Parent to child. */
+export type ParentMessage = { type: 'stop' };
+
+/** Child to parent. Counts travel per event, so a child killed with -9 loses none already sent. */
+export type ChildMessage =
+  | { type: 'inserted'; count: number }
+  | { type: 'claimed'; ids: number[]; candidates: number; failedIds: number[] }
+  | { type: 'empty-claim'; candidates: number }
+  | { type: 'settled'; settled: number; lost: number }
+  | { type: 'connection'; state: 'lost' | 'restored'; detail: string }
+  | { type: 'retries'; deadlocks: number; lockWaits: number }
+  | { type: 'fatal'; message: string; exitCode: number; stack?: string };

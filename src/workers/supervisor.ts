@@ -1,0 +1,258 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { ExitCode, type ExitCodeValue } from '../errors.js';
+import { JobQueue } from '../queue/job-queue.js';
+import type { Pick, QueueStats } from '../queue/types.js';
+import type { ChildMessage, WorkerConfig } from './messages.js';
+
+export interface ProcessingOptions {
+  url: string;
+  table: string;
+  generators: number;
+  consumers: number;
+  batchSize: number;
+  commitEvery: number;
+  /** Jobs to generate in all; undefined = until stopped. */
+  jobs?: number;
+  durationSeconds?: number;
+  untilEmpty: boolean;
+  workMs: number;
+  pick: Pick;
+  keepDone: boolean;
+  leaseSeconds: number;
+  maxAttempts: number;
+}
+
+/** What the supervisor tells its caller while it runs; the CLI turns these into lines. */
+export interface ProcessingEvents {
+  claimed(consumer: number, ids: readonly number[]): void;
+  failedJobs(consumer: number, ids: readonly number[]): void;
+  progress(generator: number, counter: number): void;
+  connection(worker: string, state: 'lost' | 'restored', detail: string): void;
+  workerExited(worker: string, how: string, next: 'restarting' | 'stopping the run'): void;
+}
+
+export interface ProcessingSummary {
+  generated: number;
+  consumed: number;
+  /** Jobs a consumer processed but no longer owned when it came to delete them. */
+  lostOwnership: number;
+  claims: number;
+  emptyClaims: number;
+  movedToFailed: number;
+  deadlockRetries: number;
+  lockWaitRetries: number;
+  crashes: number;
+  elapsedSeconds: number;
+  stats: QueueStats;
+  exitCode: ExitCodeValue;
+  /** Why the run ended badly, when it did. */
+  problem?: string;
+}
+
+const CRASH_WINDOW_MS = 60_000;
+const CRASHES_TOLERATED = 5;
+const UNTIL_EMPTY_POLL_MS = 200;
+
+interface Slot {
+  name: string;
+  config: WorkerConfig;
+  child?: ChildProcess;
+  inserted: number;
+  finished: boolean;
+}
+
+const workerScript = (role: WorkerConfig['role']) => fileURLToPath(new URL(`./${role}.js`, import.meta.url));
+
+/**
+ * Forks the generator and consumer children, relays what they report, restarts one that crashes
+ * (with backoff; a crash loop ends the run) and stops them all gracefully on request, on
+ * --duration, or once the queue is empty (--until-empty).
+ */
+export class Supervisor {
+  private readonly slots: Slot[] = [];
+  private readonly crashTimes: number[] = [];
+  private readonly started = Date.now();
+  private stopping = false;
+  private problem: { message: string; exitCode: ExitCodeValue } | undefined;
+  private readonly totals = { generated: 0, consumed: 0, lost: 0, claims: 0, emptyClaims: 0, failed: 0, deadlocks: 0, lockWaits: 0 };
+  private readonly timers: NodeJS.Timeout[] = [];
+  private finish!: () => void;
+  private readonly allExited = new Promise<void>((resolve) => (this.finish = resolve));
+
+  constructor(
+    private readonly options: ProcessingOptions,
+    private readonly events: ProcessingEvents,
+  ) {}
+
+  /** Runs until the children have all exited, then returns the summary with fresh queue stats. */
+  async run(queue: JobQueue): Promise<ProcessingSummary> {
+    const { options } = this;
+    const share = (i: number) =>
+      options.jobs === undefined ? undefined : Math.floor(options.jobs / options.generators) + (i <= options.jobs % options.generators ? 1 : 0);
+    for (let i = 1; i <= options.generators; i++) {
+      const quota = share(i);
+      this.slots.push({
+        name: `generator ${i}`,
+        config: { role: 'generator', number: i, url: options.url, table: options.table, commitEvery: options.commitEvery, ...(quota !== undefined && { quota }) },
+        inserted: 0,
+        finished: false,
+      });
+    }
+    for (let i = 1; i <= options.consumers; i++) {
+      const { url, table, batchSize, pick, workMs, keepDone, leaseSeconds, maxAttempts } = options;
+      this.slots.push({
+        name: `consumer ${i}`,
+        config: { role: 'consumer', number: i, url, table, batchSize, pick, workMs, keepDone, leaseSeconds, maxAttempts },
+        inserted: 0,
+        finished: false,
+      });
+    }
+    for (const slot of this.slots) this.spawn(slot);
+    if (options.durationSeconds !== undefined) this.timers.push(setTimeout(() => this.stop(), options.durationSeconds * 1000));
+    if (options.untilEmpty) this.watchForEmptyQueue(queue);
+    this.maybeFinish();
+    await this.allExited;
+    for (const timer of this.timers) clearTimeout(timer);
+    const stats = await queue.stats();
+    return {
+      generated: this.totals.generated,
+      consumed: this.totals.consumed,
+      lostOwnership: this.totals.lost,
+      claims: this.totals.claims,
+      emptyClaims: this.totals.emptyClaims,
+      movedToFailed: this.totals.failed,
+      deadlockRetries: this.totals.deadlocks,
+      lockWaitRetries: this.totals.lockWaits,
+      crashes: this.crashTimes.length,
+      elapsedSeconds: (Date.now() - this.started) / 1000,
+      stats,
+      exitCode: this.problem?.exitCode ?? (this.crashTimes.length > 0 ? ExitCode.workerCrashed : ExitCode.ok),
+      ...(this.problem !== undefined
+        ? { problem: this.problem.message }
+        : this.crashTimes.length > 0 && { problem: `${this.crashTimes.length} worker crash(es); they were restarted and their leases recovered their jobs` }),
+    };
+  }
+
+  /** Graceful stop: generators commit what they have, consumers settle the batch in hand. */
+  stop(): void {
+    if (this.stopping) return;
+    this.stopping = true;
+    for (const slot of this.slots) if (slot.child?.connected) slot.child.send({ type: 'stop' });
+  }
+
+  /** Ends every child at once (second Ctrl-C); leases hand their claims to the next run. */
+  kill(): void {
+    this.stopping = true;
+    for (const slot of this.slots) slot.child?.kill('SIGKILL');
+  }
+
+  private spawn(slot: Slot): void {
+    const config = slot.config.role === 'generator' && slot.config.quota !== undefined
+      ? { ...slot.config, quota: slot.config.quota - slot.inserted }
+      : slot.config;
+    const child = fork(workerScript(config.role), [JSON.stringify(config)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    slot.child = child;
+    let fatal: Extract<ChildMessage, { type: 'fatal' }> | undefined;
+    child.on('message', (message: ChildMessage) => {
+      if (message.type === 'fatal') fatal = message;
+      else this.onMessage(slot, message);
+    });
+    child.on('exit', (code, signal) => this.onExit(slot, code, signal, fatal));
+  }
+
+  private onMessage(slot: Slot, message: ChildMessage): void {
+    const { number } = slot.config;
+    switch (message.type) {
+      case 'inserted': {
+        const before = slot.inserted;
+        slot.inserted += message.count;
+        this.totals.generated += message.count;
+        // The article's progress line, every 1000 jobs of this generator.
+        for (let mark = Math.floor(before / 1000) + 1; mark * 1000 <= slot.inserted; mark++) this.events.progress(number, mark * 1000);
+        break;
+      }
+      case 'claimed':
+        this.totals.claims++;
+        if (message.ids.length > 0) this.events.claimed(number, message.ids);
+        if (message.failedIds.length > 0) {
+          this.totals.failed += message.failedIds.length;
+          this.events.failedJobs(number, message.failedIds);
+        }
+        break;
+      case 'empty-claim':
+        this.totals.claims++;
+        this.totals.emptyClaims++;
+        break;
+      case 'settled':
+        this.totals.consumed += message.settled;
+        this.totals.lost += message.lost;
+        break;
+      case 'connection':
+        this.events.connection(slot.name, message.state, message.detail);
+        break;
+      case 'retries':
+        this.totals.deadlocks += message.deadlocks;
+        this.totals.lockWaits += message.lockWaits;
+        break;
+    }
+  }
+
+  private onExit(slot: Slot, code: number | null, signal: NodeJS.Signals | null, fatal: Extract<ChildMessage, { type: 'fatal' }> | undefined): void {
+    slot.child = undefined;
+    const expected = code === 0 && (this.stopping || slot.config.role === 'generator');
+    if (expected) {
+      slot.finished = true;
+    } else if (fatal !== undefined && fatal.exitCode !== ExitCode.internal) {
+      // The worker met an error that a restart cannot fix (no table, access denied, ...).
+      slot.finished = true;
+      this.problem ??= { message: `${slot.name}: ${fatal.message}`, exitCode: fatal.exitCode as ExitCodeValue };
+      this.events.workerExited(slot.name, fatal.message, 'stopping the run');
+      this.stop();
+    } else {
+      this.recordCrash(slot, fatal?.message ?? (signal !== null ? `killed by ${signal}` : `exit code ${code}`));
+    }
+    this.maybeFinish();
+  }
+
+  private recordCrash(slot: Slot, how: string): void {
+    const now = Date.now();
+    this.crashTimes.push(now);
+    const recent = this.crashTimes.filter((t) => now - t < CRASH_WINDOW_MS).length;
+    if (this.stopping) {
+      slot.finished = true;
+      this.events.workerExited(slot.name, how, 'stopping the run');
+      return;
+    }
+    if (recent > CRASHES_TOLERATED) {
+      slot.finished = true;
+      this.problem ??= {
+        message: `${recent} worker crashes within a minute; stopped the run (last: ${slot.name}, ${how})`,
+        exitCode: ExitCode.workerCrashed,
+      };
+      this.events.workerExited(slot.name, how, 'stopping the run');
+      this.stop();
+      return;
+    }
+    this.events.workerExited(slot.name, how, 'restarting');
+    const delay = Math.min(250 * 2 ** (recent - 1), 5_000);
+    this.timers.push(setTimeout(() => (this.stopping ? ((slot.finished = true), this.maybeFinish()) : this.spawn(slot)), delay));
+  }
+
+  private maybeFinish(): void {
+    if (this.slots.every((s) => s.child === undefined && (s.finished || this.stopping))) this.finish();
+  }
+
+  private watchForEmptyQueue(queue: JobQueue): void {
+    const generatorsDone = () => this.slots.every((s) => s.config.role !== 'generator' || s.finished);
+    const poll = async () => {
+      if (this.stopping) return;
+      if (generatorsDone()) {
+        const { counts } = await queue.stats();
+        if (counts.unclaimed + counts.claimed === 0) return this.stop();
+      }
+      this.timers.push(setTimeout(() => void poll().catch(() => this.timers.push(setTimeout(poll, UNTIL_EMPTY_POLL_MS))), UNTIL_EMPTY_POLL_MS));
+    };
+    void poll();
+  }
+}
