@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
+import { runCli } from './helpers/run-cli.js';
+import { prefill } from './helpers/queue-fixtures.js';
+
+let db: TestDatabase;
+before(async () => {
+  db = await createTestDatabase();
+  await prefill(db.url, 10);
+});
+after(async () => db.drop());
+
+const cases: Array<{ name: string; args: () => string[]; code: number; stderr: RegExp }> = [
+  { name: 'a table name that is not an identifier', args: () => ['stats', '--table', 'jobs; DROP TABLE x', '--database-url', db.url], code: 2, stderr: /^jobq: invalid table name "jobs; DROP TABLE x": use 1-64 letters, digits or _ \(not digits only\)$/ },
+  { name: 'a malformed URL', args: () => ['stats', '--database-url', 'localhost:3306/jobq'], code: 2, stderr: /^jobq: invalid database URL "localhost:3306\/jobq": scheme must be mysql:, not localhost: \(expected mysql:\/\/user:password@host:3306\/database\)$/ },
+  { name: 'a URL without a database', args: () => ['stats', '--database-url', 'mysql://root@127.0.0.1:3306'], code: 2, stderr: /^jobq: invalid database URL .*: no database name after the host/ },
+  { name: 'an unreachable server', args: () => ['stats', '--database-url', 'mysql://root@127.0.0.1:1/jobq'], code: 3, stderr: /^jobq: cannot connect to the server at 127\.0\.0\.1:1: connection refused; is MySQL\/MariaDB running there\?/ },
+  { name: 'a wrong password', args: () => ['stats', '--database-url', `mysql://jobq_nobody:wrong@127.0.0.1:3306/${db.name}`], code: 3, stderr: /^jobq: access denied for user "jobq_nobody" at 127\.0\.0\.1:3306; check the user and password in --database-url$/ },
+  { name: 'an unknown database', args: () => ['stats', '--database-url', 'mysql://root@127.0.0.1:3306/jobq_no_such_db'], code: 3, stderr: /^jobq: database "jobq_no_such_db" does not exist at 127\.0\.0\.1:3306; run "jobq setup-tables" to create it$/ },
+  { name: 'a missing table', args: () => ['start-processing', '--table', 'missing', '--database-url', db.url], code: 5, stderr: /^jobq: table "missing" does not exist in database "\w+"; run "jobq setup-tables" first$/ },
+  { name: 'a non-numeric flag', args: () => ['start-processing', '--consumers', 'ten', '--database-url', db.url], code: 2, stderr: /^error: option '-c, --consumers <n>' argument 'ten' is invalid\. expected a whole number from 0 to 64, got "ten"\./ },
+  { name: 'an out-of-range batch size', args: () => ['start-processing', '--batch-size', '5000', '--database-url', db.url], code: 2, stderr: /argument '5000' is invalid\. expected a whole number from 1 to 1000/ },
+  { name: 'an unknown flag', args: () => ['start-processing', '--consumerz', '3', '--database-url', db.url], code: 2, stderr: /^error: unknown option '--consumerz'/ },
+  { name: 'an unknown pick', args: () => ['start-processing', '--pick', 'newest', '--database-url', db.url], code: 2, stderr: /argument 'newest' is invalid\. Allowed choices are random-prefix, oldest\./ },
+  { name: '--until-empty with unlimited generators', args: () => ['start-processing', '--until-empty', '--database-url', db.url], code: 2, stderr: /^jobq: --until-empty with generators needs --jobs N/ },
+];
+
+for (const { name, args, code, stderr } of cases) {
+  test(`${name}: one line, exit code ${code}, no row changed`, async () => {
+    const before = await db.rows('SELECT id, status, attempts FROM jobs ORDER BY id');
+    const result = await runCli(args());
+    assert.equal(result.code, code, result.stderr);
+    assert.match(result.stderr.trimEnd(), stderr);
+    const lines = result.stderr.trimEnd().split('\n');
+    assert.ok(lines.length <= 3 && !/\n\s+at /.test(result.stderr), `no stack trace: ${result.stderr}`);
+    assert.equal(result.stdout, '');
+    assert.deepEqual(await db.rows('SELECT id, status, attempts FROM jobs ORDER BY id'), before);
+  });
+}

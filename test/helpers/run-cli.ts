@@ -1,0 +1,82 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const JOBQ = fileURLToPath(new URL('../../../bin/jobq.js', import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliRun {
+  pid: number;
+  /** Resolves when the process has exited. */
+  done: Promise<CliResult>;
+  /** Resolves when stdout or stderr has shown a line matching `pattern`. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  kill(signal: NodeJS.Signals): void;
+}
+
+/** Starts the built `jobq` binary, as a user would, with colours off. */
+export function startCli(args: string[], env: Record<string, string> = {}): CliRun {
+  const { FORCE_COLOR: _ignored, ...inherited } = process.env;
+  const child = spawn(process.execPath, [JOBQ, ...args], {
+    env: { ...inherited, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const watchers: Array<{ pattern: RegExp; resolve: () => void }> = [];
+  const check = () => {
+    for (const watcher of [...watchers]) {
+      if (watcher.pattern.test(stdout) || watcher.pattern.test(stderr)) {
+        watchers.splice(watchers.indexOf(watcher), 1);
+        watcher.resolve();
+      }
+    }
+  };
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => ((stdout += chunk), check()));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => ((stderr += chunk), check()));
+  const done = new Promise<CliResult>((resolve) => {
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return {
+    pid: child.pid!,
+    done,
+    waitFor: (pattern, timeoutMs = 30_000) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; stdout:\n${stdout}\nstderr:\n${stderr}`)), timeoutMs);
+        watchers.push({ pattern, resolve: () => (clearTimeout(timer), resolve()) });
+        check();
+      }),
+    kill: (signal) => child.kill(signal),
+  };
+}
+
+/** Runs `jobq` to the end. */
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return startCli(args, env).done;
+}
+
+/** Every claim line of the article's form in `stdout`, as (consumer, ids). */
+export function parseClaimLines(stdout: string): Array<{ consumer: number; ids: number[] }> {
+  const claims: Array<{ consumer: number; ids: number[] }> = [];
+  for (const line of stdout.split('\n')) {
+    const match = /^consumer  (\d+) #records = (\d+) - \[([\d, ]*)\]$/.exec(line);
+    if (match === null) continue;
+    const ids = match[3] === '' ? [] : match[3]!.split(', ').map(Number);
+    if (ids.length !== Number(match[2])) throw new Error(`claim line counts ${match[2]} ids but lists ${ids.length}: ${line}`);
+    claims.push({ consumer: Number(match[1]), ids });
+  }
+  return claims;
+}
+
+/** Ids that appear in more than one claim. */
+export function duplicates(ids: readonly number[]): number[] {
+  const seen = new Set<number>();
+  const twice = new Set<number>();
+  for (const id of ids) (seen.has(id) ? twice : seen).add(id);
+  return [...twice];
+}

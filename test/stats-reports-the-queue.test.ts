@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { JobQueue } from '../src/index.js';
+import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
+import { runCli } from './helpers/run-cli.js';
+
+let db: TestDatabase;
+before(async () => {
+  db = await createTestDatabase();
+  const queue = await JobQueue.open({ url: db.url });
+  await queue.setup();
+  await queue.enqueueMany(Array.from({ length: 5 }, () => ({})));
+  await queue.claim({ batchSize: 2, pick: 'oldest', ownerId: 3 });
+  await queue.close();
+  await db.admin.query("UPDATE jobs SET status = 'done' WHERE id = 5");
+});
+after(async () => db.drop());
+
+test('stats prints every status, the total, the head age and claims per owner', async () => {
+  const result = await runCli(['stats', '--database-url', db.url]);
+  assert.equal(result.code, 0, result.stderr);
+  const lines = result.stdout.trimEnd().split('\n');
+  assert.equal(lines[0], `table jobs in ${db.name} at 127.0.0.1:3306`);
+  assert.deepEqual(lines.slice(1, 7), [
+    '| status    | count(status) |',
+    '| unclaimed |             2 |',
+    '| claimed   |             2 |',
+    '| done      |             1 |',
+    '| failed    |             0 |',
+    '| total     |             5 |',
+  ]);
+  assert.match(lines[7]!, /^oldest unclaimed job: \d+\.\d\d s old$/);
+  assert.equal(lines[8], 'claimed per owner: consumer 3: 2');
+});
+
+test('stats --json prints one object with stable keys', async () => {
+  const result = await runCli(['stats', '--json', '--database-url', db.url]);
+  assert.equal(result.code, 0, result.stderr);
+  const stats = JSON.parse(result.stdout);
+  assert.deepEqual(Object.keys(stats), ['database', 'table', 'counts', 'total', 'oldestUnclaimedAgeSeconds', 'claimedByOwner']);
+  assert.deepEqual(stats.counts, { unclaimed: 2, claimed: 2, done: 1, failed: 0 });
+  assert.equal(stats.total, 5);
+  assert.equal(typeof stats.oldestUnclaimedAgeSeconds, 'number');
+  assert.deepEqual(stats.claimedByOwner, [{ ownerId: 3, count: 2, expiredLeases: 0 }]);
+});
+
+test('stats --watch redraws until interrupted', async () => {
+  const { startCli } = await import('./helpers/run-cli.js');
+  const run = startCli(['stats', '--watch', '0.2', '--database-url', db.url]);
+  await run.waitFor(/(^-- .*\n(?:.*\n){9}){3}/m);
+  run.kill('SIGINT');
+  const result = await run.done;
+  assert.equal(result.code, 0, result.stderr);
+  assert.ok((result.stdout.match(/^\| total     \|             5 \|$/gm)?.length ?? 0) >= 3);
+});
+
+test('stats on a missing table says to run setup-tables', async () => {
+  const result = await runCli(['stats', '--table', 'nothing_here', '--database-url', db.url]);
+  assert.equal(result.code, 5);
+  assert.equal(result.stderr, `jobq: table "nothing_here" does not exist in database "${db.name}"; run "jobq setup-tables" first\n`);
+});
