@@ -22,6 +22,8 @@ export interface DatabaseOptions {
    * transaction again. Workers want this; one-shot commands (stats, setup-tables) fail at once.
    */
   reconnect?: boolean;
+  /** Also wait for the server when the very first connection fails (worker processes started during an outage). */
+  waitForServer?: boolean;
   /** Connect without selecting the database, so that it can be created. */
   withoutDatabase?: boolean;
   onConnectionEvent?: (event: ConnectionEvent) => void;
@@ -55,6 +57,8 @@ export class DatabaseClosedError extends Error {
 export class Database implements Queryable {
   readonly counters: DatabaseCounters = { deadlockRetries: 0, lockWaitRetries: 0, reconnects: 0 };
   private closed = false;
+  /** The reconnect in progress: callers that fail meanwhile wait for it instead of starting another. */
+  private reconnecting: Promise<void> | undefined;
 
   private constructor(
     private readonly options: DatabaseOptions,
@@ -65,7 +69,7 @@ export class Database implements Queryable {
 
   /** Connects, refuses servers without SKIP LOCKED, and prepares the session. */
   static async open(options: DatabaseOptions): Promise<Database> {
-    const { connection, version } = options.reconnect
+    const { connection, version } = options.waitForServer
       ? await retryUntilConnected(options, undefined, () => false)
       : await connectOnce(options);
     return new Database(options, connection, version);
@@ -124,10 +128,13 @@ export class Database implements Queryable {
   private async recoverOrThrow(error: unknown): Promise<void> {
     if (this.closed) throw new DatabaseClosedError();
     if (!this.options.reconnect || !isConnectionLost(error)) throw error;
-    this.connection.destroy();
-    const { connection } = await retryUntilConnected(this.options, error as Error, () => this.closed);
-    this.connection = connection;
-    this.counters.reconnects++;
+    this.reconnecting ??= (async () => {
+      this.connection.destroy();
+      const { connection } = await retryUntilConnected(this.options, error as Error, () => this.closed);
+      this.connection = connection;
+      this.counters.reconnects++;
+    })().finally(() => (this.reconnecting = undefined));
+    await this.reconnecting;
   }
 }
 

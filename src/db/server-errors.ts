@@ -88,6 +88,9 @@ export function describeConnectError(error: unknown, settings: ConnectionSetting
 /** Turns a driver error met while using the jobs table into one actionable line, where one exists. */
 export function describeQueryError(error: unknown, table: string, database: string): unknown {
   const { errno } = asDriverError(error);
+  if (isConnectionLost(error)) {
+    return new JobqError(`lost the connection to the server (${asDriverError(error).message ?? 'closed'}); try again when it is back`, ExitCode.connection, { cause: error });
+  }
   if (errno === 1146) {
     return new JobqError(
       `table ${JSON.stringify(table)} does not exist in database ${JSON.stringify(database)}; run "jobq setup-tables" first`,

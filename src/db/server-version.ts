@@ -18,7 +18,8 @@ const MINIMUM: Record<ServerVersion['flavor'], [number, number, number]> = {
 };
 
 export function parseServerVersion(text: string): ServerVersion {
-  const match = /^(\d+)\.(\d+)\.(\d+)/.exec(text);
+  // MariaDB's replication-era prefix "5.5.5-" hides the real version behind it.
+  const match = /^(?:5\.5\.5-(?=\d+\.\d+\.\d+-MariaDB))?(\d+)\.(\d+)\.(\d+)/i.exec(text);
   if (match === null) {
     throw new JobqError(`cannot read the server version ${JSON.stringify(text)}; jobq needs MySQL 8.0.1+ or MariaDB 10.6+`, ExitCode.unsupportedServer);
   }

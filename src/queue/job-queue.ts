@@ -29,8 +29,13 @@ export interface JobQueueOptions {
   url?: string;
   /** The jobs table (letters, digits, `_`); default `jobs`. */
   table?: string;
-  /** Ride out server restarts and network cuts by reconnecting (default false: fail at once). */
+  /**
+   * Ride out server restarts and network cuts by reconnecting and sending the statement again
+   * (default false: fail at once). The first connection still fails at once unless `waitForServer`.
+   */
   reconnect?: boolean;
+  /** With `reconnect`: also wait, however long, for a server that is down when opening. */
+  waitForServer?: boolean;
   /** Told when the connection is lost and when it is back (with `reconnect`). */
   onConnectionEvent?: (event: ConnectionEvent) => void;
   /** Create the database named in the URL if it does not exist (what `setup-tables` does). */
@@ -79,6 +84,7 @@ export class JobQueue {
     const db = await Database.open({
       settings,
       reconnect: options.reconnect ?? false,
+      waitForServer: (options.reconnect ?? false) && (options.waitForServer ?? false),
       ...(options.onConnectionEvent !== undefined && { onConnectionEvent: options.onConnectionEvent }),
     });
     return new JobQueue(db, table);

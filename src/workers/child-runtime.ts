@@ -41,6 +41,7 @@ export function openQueue(config: WorkerConfig): Promise<JobQueue> {
     url: config.url,
     table: config.table,
     reconnect: true,
+    waitForServer: true,
     onConnectionEvent: (event) =>
       report(
         event.state === 'lost'

@@ -59,7 +59,7 @@ A second Ctrl-C exits at once; leases give unfinished claims to the next run.`,
         throw new JobqError('--until-empty with generators needs --jobs N (or --duration): unlimited generators never finish', ExitCode.usage);
       }
       const url = resolveDatabaseUrl(options.databaseUrl);
-      const queue = await JobQueue.open({ url, table: options.table, reconnect: false });
+      const queue = await JobQueue.open({ url, table: options.table, reconnect: true });
       try {
         await queue.assertReady();
         const code = await runSupervised(queue, url, options);

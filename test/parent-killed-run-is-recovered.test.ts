@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, test } from 'node:test';
+import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
+import { runCli, startCli } from './helpers/run-cli.js';
+import { prefill } from './helpers/queue-fixtures.js';
+import { childProcesses, isAlive } from './helpers/processes.js';
+
+let db: TestDatabase;
+before(async () => {
+  db = await createTestDatabase();
+  await prefill(db.url, 3000);
+});
+after(async () => db.drop());
+
+test('kill -9 of the parent and all its workers mid-run, then a new run recovers every job', async () => {
+  const first = startCli(['start-processing', '-g', '0', '-c', '6', '--work-ms', '2000', '--lease', '2', '--keep-done', '--database-url', db.url]);
+  await first.waitFor(/^consumer  \d+ #records = /m);
+  await sleep(300);
+  // A machine crash: nobody gets to finish a batch.
+  const workers = childProcesses(first.pid).map((child) => child.pid);
+  first.kill('SIGKILL');
+  for (const pid of workers) process.kill(pid, 'SIGKILL');
+  await first.done;
+  while (workers.some(isAlive)) await sleep(50);
+  const [{ stranded }] = await db.rows<{ stranded: number }>("SELECT COUNT(*) AS stranded FROM jobs WHERE status = 'claimed'");
+  assert.ok(Number(stranded) > 0, 'the crash left claimed jobs behind');
+
+  const second = await runCli(['start-processing', '-g', '0', '-c', '4', '--until-empty', '--keep-done', '-q', '--database-url', db.url]);
+  assert.equal(second.code, 0, second.stderr);
+  const rows = await db.rows<{ status: string }>('SELECT status FROM jobs');
+  assert.equal(rows.length, 3000);
+  assert.ok(rows.every((row) => row.status === 'done'), 'every stranded job was recovered after its lease and processed');
+});
+
+test('kill -9 of the parent alone: the workers notice, finish their batch and exit', async () => {
+  await db.admin.query('TRUNCATE TABLE jobs');
+  await prefill(db.url, 500);
+  const run = startCli(['start-processing', '-g', '1', '-c', '3', '--work-ms', '200', '--keep-done', '--database-url', db.url]);
+  await run.waitFor(/^consumer  \d+ #records = /m);
+  const workers = childProcesses(run.pid).map((child) => child.pid);
+  run.kill('SIGKILL');
+  await run.done;
+  const deadline = Date.now() + 10_000;
+  while (workers.some(isAlive) && Date.now() < deadline) await sleep(50);
+  assert.deepEqual(workers.filter(isAlive), [], 'no orphaned worker keeps running');
+  const [{ claimed }] = await db.rows<{ claimed: number }>("SELECT COUNT(*) AS claimed FROM jobs WHERE status = 'claimed'");
+  assert.equal(Number(claimed), 0, 'the orphans settled their batches before leaving');
+});
