@@ -95,6 +95,7 @@ export function summaryLines(summary: ProcessingSummary): string[] {
     `jobs consumed = ${summary.consumed}`,
     `elapsed = ${summary.elapsedSeconds.toFixed(1)} s`,
     `jobs/s = ${Math.round(rate)}`,
+    `consuming = ${summary.consumingSeconds.toFixed(1)} s (first claim to last delete)`,
     `claims = ${summary.claims}`,
     `empty claims = ${summary.emptyClaims} (${emptyPercent.toFixed(1)} %)`,
   ];

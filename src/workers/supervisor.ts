@@ -44,6 +44,8 @@ export interface ProcessingSummary {
   lockWaitRetries: number;
   crashes: number;
   elapsedSeconds: number;
+  /** Seconds from the first claim to the last delete: the consuming window, without start-up. */
+  consumingSeconds: number;
   stats: QueueStats;
   exitCode: ExitCodeValue;
   /** Why the run ended badly, when it did. */
@@ -77,6 +79,8 @@ export class Supervisor {
   private problem: { message: string; exitCode: ExitCodeValue } | undefined;
   private readonly totals = { generated: 0, consumed: 0, lost: 0, claims: 0, emptyClaims: 0, failed: 0, deadlocks: 0, lockWaits: 0 };
   private readonly timers: NodeJS.Timeout[] = [];
+  private firstClaimAt: number | undefined;
+  private lastSettleAt: number | undefined;
   private finish!: () => void;
   private readonly allExited = new Promise<void>((resolve) => (this.finish = resolve));
 
@@ -126,6 +130,7 @@ export class Supervisor {
       lockWaitRetries: this.totals.lockWaits,
       crashes: this.crashTimes.length,
       elapsedSeconds: (Date.now() - this.started) / 1000,
+      consumingSeconds: this.firstClaimAt === undefined || this.lastSettleAt === undefined ? 0 : (this.lastSettleAt - this.firstClaimAt) / 1000,
       stats,
       exitCode: this.problem?.exitCode ?? (this.crashTimes.length > 0 ? ExitCode.workerCrashed : ExitCode.ok),
       ...(this.problem !== undefined
@@ -173,6 +178,7 @@ export class Supervisor {
         break;
       }
       case 'claimed':
+        this.firstClaimAt ??= Date.now();
         this.totals.claims++;
         if (message.ids.length > 0) this.events.claimed(number, message.ids);
         if (message.failedIds.length > 0) {
@@ -185,6 +191,7 @@ export class Supervisor {
         this.totals.emptyClaims++;
         break;
       case 'settled':
+        this.lastSettleAt = Date.now();
         this.totals.consumed += message.settled;
         this.totals.lost += message.lost;
         break;

@@ -1,0 +1,231 @@
+/**
+ * `npm run bench`: how fast jobq moves jobs on this machine, every figure also given as a ratio
+ * to a reference measured in the same run (the machine is noisy; ratios travel, jobs/s do not).
+ *
+ * Scenarios:
+ *   reference  the plain claim-and-delete loop (BEGIN; SELECT id ... ORDER BY id LIMIT 100 FOR UPDATE
+ *              SKIP LOCKED; DELETE; COMMIT) on the article's table, on K connections
+ *   drain      N queued jobs drained by `jobq start-processing -g 0 -c K --until-empty`
+ *   steady     `jobq start-processing` defaults (2 generators, 10 consumers) for STEADY seconds
+ *   backlog    the K=10 drain of 1,000,000 queued jobs against 50,000
+ *
+ * Environment: BENCH_JOBS (default 200000), BENCH_CONSUMERS (default 1,2,4,10,16),
+ * BENCH_STEADY_SECONDS (default 30), BENCH_BACKLOG (default 1000000; 0 skips it).
+ * Writes bench-results/latest.json and bench-results/drain-vs-consumers.svg.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import mysql from 'mysql2/promise';
+import { JobQueue } from '../src/index.js';
+import { MIGRATIONS } from '../src/queue/sql/schema.js';
+import { readServerCounters, readServerSettings, sampleRss, type ServerCounters } from './bench/server-probe.js';
+import { lineChart } from './bench/svg-chart.js';
+
+const JOBS = Number(process.env.BENCH_JOBS ?? 200_000);
+const CONSUMERS = (process.env.BENCH_CONSUMERS ?? '1,2,4,10,16').split(',').map(Number);
+const STEADY_SECONDS = Number(process.env.BENCH_STEADY_SECONDS ?? 30);
+const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 1_000_000);
+const BATCH = 100;
+const JOBQ = fileURLToPath(new URL('../../bin/jobq.js', import.meta.url));
+const database = `jobq_bench_${randomBytes(4).toString('hex')}`;
+const url = `mysql://root@127.0.0.1:3306/${database}`;
+
+interface Result {
+  scenario: string;
+  consumers: number;
+  jobs: number;
+  jobsPerSecond: number;
+  emptyClaimPercent?: number;
+  deadlocks: number;
+  lockWaits: number;
+  serverCpuPercent: number;
+  peakChildRssMiB?: number;
+  extra?: Record<string, number>;
+}
+
+const admin = await mysql.createConnection({ host: '127.0.0.1', user: 'root', supportBigNumbers: true });
+const results: Result[] = [];
+
+const delta = (before: ServerCounters, after: ServerCounters, seconds: number) => ({
+  deadlocks: after.deadlocks - before.deadlocks,
+  lockWaits: after.rowLockWaits - before.rowLockWaits,
+  serverCpuPercent: Math.round((100 * (after.cpuSeconds - before.cpuSeconds)) / seconds),
+});
+
+function jobq(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; rss: { peakChildMiB: number } }> {
+  const child = spawn(process.execPath, [JOBQ, ...args, '--database-url', url], { env: { ...process.env, NO_COLOR: '1' } });
+  const rss = sampleRss(child.pid!);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr, rss: rss.stop() })));
+}
+
+const summaryNumber = (stdout: string, key: string): number => {
+  const match = new RegExp(`^${key} = ([\\d.]+)`, 'm').exec(stdout);
+  if (match === null) throw new Error(`no "${key}" in the summary:\n${stdout}`);
+  return Number(match[1]);
+};
+
+const emptyClaimPercent = (stdout: string): number => Number(/^empty claims = \d+ \(([\d.]+) %\)$/m.exec(stdout)?.[1]);
+
+async function prefillJobq(count: number): Promise<void> {
+  const queue = await JobQueue.open({ url, createDatabase: true });
+  await queue.setup({ recreate: true, force: true });
+  for (let done = 0; done < count; done += 1000) {
+    await queue.enqueueMany(Array.from({ length: Math.min(1000, count - done) }, () => ({})));
+  }
+  await queue.close();
+  await admin.query(`ANALYZE TABLE \`${database}\`.jobs`);
+}
+
+async function reference(connections: number): Promise<Result> {
+  await admin.query(`DROP TABLE IF EXISTS \`${database}\`.reference`);
+  await admin.query(MIGRATIONS[0]!.sql(`\`${database}\`.reference`));
+  const letters = 'x'.repeat(64);
+  for (let done = 0; done < JOBS; done += 1000) {
+    const rows = Array.from({ length: Math.min(1000, JOBS - done) }, () => [letters, letters, 'unclaimed']);
+    await admin.query(`INSERT INTO \`${database}\`.reference (d, e, status) VALUES ?`, [rows]);
+  }
+  const pool = await Promise.all(
+    Array.from({ length: connections }, () => mysql.createConnection({ host: '127.0.0.1', user: 'root', database })),
+  );
+  const before = await readServerCounters(admin);
+  const started = performance.now();
+  // The obvious design, as the issue measured it: every connection scans the head of the queue.
+  await Promise.all(
+    pool.map(async (connection) => {
+      for (;;) {
+        try {
+          await connection.query('BEGIN');
+          const [rows] = await connection.query(
+            `SELECT id FROM reference WHERE status = 'unclaimed' ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
+          );
+          const ids = (rows as Array<{ id: number }>).map((row) => row.id);
+          if (ids.length === 0) {
+            await connection.query('COMMIT');
+            return;
+          }
+          await connection.query('DELETE FROM reference WHERE id IN (?)', [ids]);
+          await connection.query('COMMIT');
+        } catch (error) {
+          // It deadlocks at REPEATABLE READ with several connections; retry like any client must.
+          if (![1213, 1205].includes((error as { errno?: number }).errno ?? 0)) throw error;
+          await connection.query('ROLLBACK');
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const after = await readServerCounters(admin);
+  await Promise.all(pool.map((connection) => connection.end()));
+  return { scenario: 'reference', consumers: connections, jobs: JOBS, jobsPerSecond: Math.round(JOBS / seconds), ...delta(before, after, seconds) };
+}
+
+async function drain(consumers: number, jobs: number, scenario = 'drain'): Promise<Result> {
+  await prefillJobq(jobs);
+  const before = await readServerCounters(admin);
+  const run = await jobq(['start-processing', '-g', '0', '-c', String(consumers), '--until-empty', '-q']);
+  const after = await readServerCounters(admin);
+  if (run.code !== 0) throw new Error(`drain failed (${run.code}): ${run.stderr}`);
+  const consumed = summaryNumber(run.stdout, 'jobs consumed');
+  const seconds = summaryNumber(run.stdout, 'consuming');
+  if (consumed !== jobs) throw new Error(`drain consumed ${consumed} of ${jobs}`);
+  return {
+    scenario,
+    consumers,
+    jobs,
+    jobsPerSecond: Math.round(consumed / seconds),
+    emptyClaimPercent: emptyClaimPercent(run.stdout),
+    ...delta(before, after, summaryNumber(run.stdout, 'elapsed')),
+    peakChildRssMiB: Math.round(run.rss.peakChildMiB),
+  };
+}
+
+async function steady(): Promise<Result> {
+  const queue = await JobQueue.open({ url, createDatabase: true });
+  await queue.setup({ recreate: true, force: true });
+  await queue.close();
+  const before = await readServerCounters(admin);
+  // --keep-done keeps each job's insert and claim times, for the latency percentiles below.
+  const run = await jobq(['start-processing', '--duration', String(STEADY_SECONDS), '--keep-done', '-q']);
+  const after = await readServerCounters(admin);
+  if (run.code !== 0) throw new Error(`steady run failed (${run.code}): ${run.stderr}`);
+  const [rows] = await admin.query(
+    `SELECT TIMESTAMPDIFF(MICROSECOND, created_at, owner_date) / 1000 AS ms FROM \`${database}\`.jobs WHERE owner_date IS NOT NULL ORDER BY ms`,
+  );
+  const latencies = (rows as Array<{ ms: string }>).map((row) => Number(row.ms));
+  const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
+  const elapsed = summaryNumber(run.stdout, 'elapsed');
+  const backlog = Number(/^\| unclaimed \|\s+(\d+) \|$/m.exec(run.stdout)?.[1]);
+  return {
+    scenario: 'steady',
+    consumers: 10,
+    jobs: summaryNumber(run.stdout, 'jobs consumed'),
+    jobsPerSecond: Math.round(summaryNumber(run.stdout, 'jobs consumed') / elapsed),
+    emptyClaimPercent: emptyClaimPercent(run.stdout),
+    ...delta(before, after, elapsed),
+    peakChildRssMiB: Math.round(run.rss.peakChildMiB),
+    extra: {
+      generatedPerSecond: Math.round(summaryNumber(run.stdout, 'jobs generated') / elapsed),
+      backlogAtEnd: backlog,
+      latencyP50ms: Math.round(percentile(50) * 10) / 10,
+      latencyP95ms: Math.round(percentile(95) * 10) / 10,
+      latencyP99ms: Math.round(percentile(99) * 10) / 10,
+    },
+  };
+}
+
+try {
+  await admin.query(`CREATE DATABASE \`${database}\``);
+  const settings = await readServerSettings(admin);
+  const log = (result: Result) => {
+    results.push(result);
+    console.error(`${result.scenario} K=${result.consumers}: ${result.jobsPerSecond} jobs/s`);
+  };
+  for (const k of CONSUMERS) log(await reference(k));
+  for (const k of CONSUMERS) log(await drain(k, JOBS));
+  if (STEADY_SECONDS > 0) log(await steady());
+  if (BACKLOG > 0) {
+    log(await drain(10, 50_000, 'backlog-50k'));
+    log(await drain(10, BACKLOG, `backlog-${BACKLOG / 1000}k`));
+  }
+
+  const ref = results.find((r) => r.scenario === 'reference' && r.consumers === 1)!.jobsPerSecond;
+  const rows = results.map((r) => ({ ...r, ratioToReference: Math.round((100 * r.jobsPerSecond) / ref) / 100 }));
+  const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.type()} ${os.release()}` };
+  mkdirSync('bench-results', { recursive: true });
+  const report = { date: new Date().toISOString(), machine, server: settings, jobs: JOBS, batchSize: BATCH, results: rows };
+  writeFileSync('bench-results/latest.json', `${JSON.stringify(report, null, 2)}\n`);
+  const series = (scenario: string, name: string, colour: string) => ({
+    name,
+    colour,
+    points: rows.filter((r) => r.scenario === scenario).map((r): [number, number] => [r.consumers, r.jobsPerSecond]),
+  });
+  writeFileSync(
+    'bench-results/drain-vs-consumers.svg',
+    lineChart(`Draining ${JOBS.toLocaleString('en-US')} jobs, batch ${BATCH}`, 'consumers (connections)', 'jobs/s', [
+      series('drain', 'jobq', '#1f77b4'),
+      series('reference', 'plain SKIP LOCKED loop', '#d62728'),
+    ]),
+  );
+
+  console.log(`machine: ${machine.cpus} x ${machine.cpuModel}, ${machine.memoryGiB} GiB, node ${machine.node}`);
+  console.log(`server: ${settings.version}, buffer pool ${Number(settings.innodb_buffer_pool_size) / 2 ** 20} MiB, flush_log_at_trx_commit=${settings.innodb_flush_log_at_trx_commit}, log_bin=${settings.log_bin}`);
+  console.log('');
+  console.log('| scenario | consumers | jobs | jobs/s | x reference | empty claims % | deadlocks | lock waits | server CPU % | peak child RSS MiB |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  for (const r of rows) {
+    console.log(
+      `| ${r.scenario} | ${r.consumers} | ${r.jobs} | ${r.jobsPerSecond} | ${r.ratioToReference.toFixed(2)} | ${r.emptyClaimPercent ?? ''} | ${r.deadlocks} | ${r.lockWaits} | ${r.serverCpuPercent} | ${r.peakChildRssMiB ?? ''} |`,
+    );
+  }
+  for (const r of rows) if (r.extra !== undefined) console.log(`${r.scenario}: ${JSON.stringify(r.extra)}`);
+} finally {
+  await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
+  await admin.end();
+}

@@ -1,0 +1,82 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import type mysql from 'mysql2/promise';
+
+/** Server counters a scenario is judged by, read before and after it. */
+export interface ServerCounters {
+  deadlocks: number;
+  rowLockWaits: number;
+  /** CPU seconds mariadbd/mysqld has used (user + system), from /proc. */
+  cpuSeconds: number;
+}
+
+const CLOCK_TICKS = 100;
+
+function serverPid(): number | undefined {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
+      if (comm === 'mariadbd' || comm === 'mysqld') return Number(entry);
+    } catch {
+      // gone
+    }
+  }
+  return undefined;
+}
+
+/** Reads the deadlock and lock-wait counters and the server's CPU time. */
+export async function readServerCounters(admin: mysql.Connection): Promise<ServerCounters> {
+  const [rows] = await admin.query("SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_deadlocks', 'Innodb_row_lock_waits')");
+  const status = Object.fromEntries((rows as Array<{ Variable_name: string; Value: string }>).map((r) => [r.Variable_name, Number(r.Value)]));
+  const pid = serverPid();
+  let cpuSeconds = NaN;
+  if (pid !== undefined) {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    cpuSeconds = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  }
+  return { deadlocks: status.Innodb_deadlocks ?? NaN, rowLockWaits: status.Innodb_row_lock_waits ?? 0, cpuSeconds };
+}
+
+/** Server settings worth printing next to the figures. */
+export async function readServerSettings(admin: mysql.Connection): Promise<Record<string, string>> {
+  const [rows] = await admin.query(
+    `SHOW GLOBAL VARIABLES WHERE Variable_name IN ('version', 'innodb_buffer_pool_size', 'innodb_flush_log_at_trx_commit',
+       'log_bin', 'binlog_format', 'sync_binlog', 'transaction_isolation', 'tx_isolation', 'innodb_purge_threads')`,
+  );
+  return Object.fromEntries((rows as Array<{ Variable_name: string; Value: string }>).map((r) => [r.Variable_name, r.Value]));
+}
+
+/** Samples the RSS of every process under `parentPid` (and itself) until stopped; keeps the peak per pid. */
+export function sampleRss(parentPid: number, everyMs = 200): { stop(): { peakChildMiB: number; peakParentMiB: number } } {
+  const peaks = new Map<number, number>();
+  const rssMiB = (pid: number) => {
+    try {
+      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      return match === null ? 0 : Number(match[1]) / 1024;
+    } catch {
+      return 0;
+    }
+  };
+  const sample = () => {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        if (ppid === parentPid) peaks.set(Number(entry), Math.max(peaks.get(Number(entry)) ?? 0, rssMiB(Number(entry))));
+      } catch {
+        // gone
+      }
+    }
+    peaks.set(-parentPid, Math.max(peaks.get(-parentPid) ?? 0, rssMiB(parentPid)));
+  };
+  const timer = setInterval(sample, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      const children = [...peaks].filter(([pid]) => pid > 0).map(([, mib]) => mib);
+      return { peakChildMiB: children.length === 0 ? 0 : Math.max(...children), peakParentMiB: peaks.get(-parentPid) ?? 0 };
+    },
+  };
+}
