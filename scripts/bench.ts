@@ -10,7 +10,8 @@
  *   backlog    the K=10 drain of 1,000,000 queued jobs against 50,000
  *
  * Environment: BENCH_JOBS (default 200000), BENCH_CONSUMERS (default 1,2,4,10,16),
- * BENCH_STEADY_SECONDS (default 30), BENCH_BACKLOG (default 1000000; 0 skips it).
+ * BENCH_STEADY_SECONDS (default 30), BENCH_BACKLOG (default 1000000; 0 skips it),
+ * BENCH_PICK (the drains' --pick, default random-prefix).
  * Writes bench-results/latest.json and bench-results/drain-vs-consumers.svg.
  */
 import { spawn } from 'node:child_process';
@@ -29,6 +30,7 @@ const CONSUMERS = (process.env.BENCH_CONSUMERS ?? '1,2,4,10,16').split(',').map(
 const STEADY_SECONDS = Number(process.env.BENCH_STEADY_SECONDS ?? 30);
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 1_000_000);
 const BATCH = 100;
+const PICK = process.env.BENCH_PICK ?? 'random-prefix';
 const JOBQ = fileURLToPath(new URL('../../bin/jobq.js', import.meta.url));
 const database = `jobq_bench_${randomBytes(4).toString('hex')}`;
 const url = `mysql://root@127.0.0.1:3306/${database}`;
@@ -129,7 +131,7 @@ async function reference(connections: number): Promise<Result> {
 async function drain(consumers: number, jobs: number, scenario = 'drain'): Promise<Result> {
   await prefillJobq(jobs);
   const before = await readServerCounters(admin);
-  const run = await jobq(['start-processing', '-g', '0', '-c', String(consumers), '--until-empty', '-q']);
+  const run = await jobq(['start-processing', '-g', '0', '-c', String(consumers), '--until-empty', '-q', '--pick', PICK]);
   const after = await readServerCounters(admin);
   if (run.code !== 0) throw new Error(`drain failed (${run.code}): ${run.stderr}`);
   const consumed = summaryNumber(run.stdout, 'jobs consumed');

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { parseDatabaseUrl, resolveDatabaseUrl, type ConnectionSettings } from '../config/database-url.js';
 import { quoteIdentifier, validateIdentifier } from '../config/identifiers.js';
-import { Database, type ConnectionEvent, type DatabaseCounters, type Queryable } from '../db/database.js';
+import { Database, type ConnectionEvent, type DatabaseCounters, type Statement, type Transaction } from '../db/database.js';
 import { describeQueryError } from '../db/server-errors.js';
 import type { ServerVersion } from '../db/server-version.js';
 import { ExitCode, JobqError } from '../errors.js';
@@ -59,6 +59,7 @@ export interface SetupResult {
 export const DEFAULT_TABLE = 'jobs';
 const DEFAULT_LEASE_SECONDS = 60;
 const DEFAULT_MAX_ATTEMPTS = 5;
+const DEFAULT_STEAL_AFTER_MS = 50;
 
 /**
  * A job queue in one MySQL/MariaDB table. One instance holds one connection; open one per
@@ -150,36 +151,20 @@ export class JobQueue {
    * primary key with SKIP LOCKED and marks them claimed under a new token, in one short transaction.
    */
   async claim(options: ClaimOptions): Promise<Claim> {
-    const batchSize = checkBatchSize(options.batchSize);
-    const token = randomBytes(16);
-    const candidates = await this.findCandidates(options.pick ?? 'oldest', batchSize);
-    if (candidates.length === 0) return { token, jobs: [], candidates: 0, failedIds: [] };
-    const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
-    const leaseMicroseconds = Math.round((options.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1e6);
-    return this.inTransaction(async (tx) => {
-      const locked = await tx.query<ClaimedJob[]>(claimSql.LOCK_CANDIDATES_SQL(this.quotedTable), [candidates]);
-      const exhausted = locked.filter((job) => job.attempts >= maxAttempts).map((job) => job.id);
-      const jobs = locked
-        .filter((job) => job.attempts < maxAttempts)
-        .map((job) => ({ ...job, attempts: job.attempts + 1 }))
-        .sort((a, b) => a.id - b.id);
-      if (exhausted.length > 0) await tx.query(claimSql.MARK_FAILED_SQL(this.quotedTable), [exhausted]);
-      if (jobs.length > 0) {
-        await tx.query(claimSql.MARK_CLAIMED_SQL(this.quotedTable), [
-          options.ownerId ?? null,
-          token,
-          leaseMicroseconds,
-          jobs.map((job) => job.id),
-        ]);
-      }
-      return { token, jobs, candidates: candidates.length, failedIds: exhausted };
-    });
+    return (await this.claimCycle(undefined, options)).claim;
   }
 
   /** Deletes the claim's jobs (or marks them `done` with `keepDone`), only those it still owns. */
   async complete(claim: Claim, options: { keepDone?: boolean } = {}): Promise<Settlement> {
-    const sql = options.keepDone ? completeSql.MARK_DONE_SQL : completeSql.DELETE_OWNED_SQL;
-    return this.settle(claim, sql(this.quotedTable));
+    return this.settle(claim, this.completeSql(options.keepDone));
+  }
+
+  /**
+   * {@link complete} the previous claim and {@link claim} the next batch in one transaction and one
+   * commit: what a consumer loop does, in three round trips instead of six.
+   */
+  async completeAndClaim(previous: Claim, options: ClaimOptions & { keepDone?: boolean }): Promise<{ settlement: Settlement; claim: Claim }> {
+    return this.claimCycle({ claim: previous, sql: this.completeSql(options.keepDone) }, options);
   }
 
   /** Hands the claim's jobs back to the queue, unclaimed and due at once. */
@@ -232,14 +217,75 @@ export class JobQueue {
     await this.db.close();
   }
 
-  private async findCandidates(pick: NonNullable<ClaimOptions['pick']>, limit: number): Promise<number[]> {
-    if (pick === 'random-prefix') {
-      const rows = await this.run<Array<{ id: number }>>(claimSql.CANDIDATES_PREFIX_SQL(this.quotedTable), [randomPrefixPattern(), limit]);
-      // An unlucky letter is no reason to sit idle while other jobs wait: fall back to the oldest.
-      if (rows.length > 0) return rows.map((row) => row.id);
-    }
-    const rows = await this.run<Array<{ id: number }>>(claimSql.CANDIDATES_OLDEST_SQL(this.quotedTable), [limit, limit, limit]);
-    return rows.map((row) => row.id);
+  private completeSql(keepDone: boolean | undefined): string {
+    return (keepDone ? completeSql.MARK_DONE_SQL : completeSql.DELETE_OWNED_SQL)(this.quotedTable);
+  }
+
+  private candidatesStatement(options: ClaimOptions, limit: number): Statement {
+    const { count, index } = options.lane ?? { count: 1, index: 0 };
+    return options.pick === 'random-prefix'
+      ? [claimSql.CANDIDATES_PREFIX_SQL(this.quotedTable), [limit, randomPrefixPattern(), count, index, limit, count, index, limit, limit]]
+      : [claimSql.CANDIDATES_OLDEST_SQL(this.quotedTable), [limit, count, index, limit, limit]];
+  }
+
+  /** Other lanes' jobs that have waited too long; none when there is only one lane. */
+  private async findStale(options: ClaimOptions, limit: number): Promise<Array<{ id: number }>> {
+    if (options.lane === undefined || options.lane.count <= 1) return [];
+    const stealAfterMicroseconds = Math.round((options.lane.stealAfterMs ?? DEFAULT_STEAL_AFTER_MS) * 1000);
+    return this.db.query<Array<{ id: number }>>(claimSql.CANDIDATES_STALE_SQL(this.quotedTable), [stealAfterMicroseconds, limit]);
+  }
+
+  /**
+   * One turn of the consumer loop, optionally settling the previous claim first:
+   *   1. [START TRANSACTION;] [settle previous;] candidates   (autocommit when nothing to settle)
+   *   2. START TRANSACTION; lock candidates FOR UPDATE SKIP LOCKED
+   *   3. mark failed; mark claimed; COMMIT
+   * The candidate read takes no locks at READ COMMITTED, inside the transaction or not.
+   */
+  private async claimCycle(
+    previous: { claim: Claim; sql: string } | undefined,
+    options: ClaimOptions,
+  ): Promise<{ settlement: Settlement; claim: Claim }> {
+    const batchSize = checkBatchSize(options.batchSize);
+    const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    const leaseMicroseconds = Math.round((options.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1e6);
+    const candidates = this.candidatesStatement(options, batchSize);
+    checkLane(options.lane);
+    const owned = previous?.claim.jobs.map((job) => job.id) ?? [];
+    return this.inTransaction(async (tx) => {
+      const token = randomBytes(16);
+      let settled = 0;
+      let found: Array<{ id: number }>;
+      if (previous !== undefined && owned.length > 0) {
+        const [result, rows] = await tx.run([previous.sql, [owned, previous.claim.token]], candidates);
+        settled = (result as { affectedRows: number }).affectedRows;
+        found = rows as Array<{ id: number }>;
+      } else {
+        found = await this.db.query<Array<{ id: number }>>(candidates[0], [...(candidates[1] ?? [])]);
+      }
+      if (found.length === 0) found = await this.findStale(options, batchSize);
+      const settlement = { settled, lost: owned.length - settled };
+      const empty = (candidateCount: number): { settlement: Settlement; claim: Claim } => ({
+        settlement,
+        claim: { token, jobs: [], candidates: candidateCount, failedIds: [] },
+      });
+      if (found.length === 0) return empty(0);
+      const [lockedRows] = await tx.run([claimSql.LOCK_CANDIDATES_SQL(this.quotedTable), [found.map((row) => row.id)]]);
+      const locked = lockedRows as ClaimedJob[];
+      if (locked.length === 0) return empty(found.length);
+      const exhausted = locked.filter((job) => job.attempts >= maxAttempts).map((job) => job.id);
+      const jobs = locked
+        .filter((job) => job.attempts < maxAttempts)
+        .map((job) => ({ ...job, attempts: job.attempts + 1 }))
+        .sort((a, b) => a.id - b.id);
+      const writes: Statement[] = [];
+      if (exhausted.length > 0) writes.push([claimSql.MARK_FAILED_SQL(this.quotedTable), [exhausted]]);
+      if (jobs.length > 0) {
+        writes.push([claimSql.MARK_CLAIMED_SQL(this.quotedTable), [options.ownerId ?? null, token, leaseMicroseconds, jobs.map((job) => job.id)]]);
+      }
+      await tx.commitWith(...writes);
+      return { settlement, claim: { token, jobs, candidates: found.length, failedIds: exhausted } };
+    });
   }
 
   private async settle(claim: Claim, sql: string): Promise<Settlement> {
@@ -262,7 +308,7 @@ export class JobQueue {
     }
   }
 
-  private async inTransaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+  private async inTransaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     try {
       return await this.db.transaction(work);
     } catch (error) {
@@ -276,6 +322,13 @@ function checkBatchSize(batchSize: number): number {
     throw new JobqError(`batch size must be a whole number from 1 to ${MAX_BATCH_SIZE}, not ${batchSize}`, ExitCode.usage);
   }
   return batchSize;
+}
+
+function checkLane(lane: ClaimOptions['lane']): void {
+  if (lane === undefined) return;
+  if (!Number.isInteger(lane.count) || lane.count < 1 || !Number.isInteger(lane.index) || lane.index < 0 || lane.index >= lane.count) {
+    throw new JobqError(`lane must have a whole count >= 1 and an index from 0 to count - 1, not ${JSON.stringify(lane)}`, ExitCode.usage);
+  }
 }
 
 async function createDatabase(settings: ConnectionSettings): Promise<void> {

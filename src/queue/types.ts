@@ -36,6 +36,12 @@ export interface ClaimOptions {
   ownerId?: number;
   /** A job claimed this often already goes to `failed` instead of being claimed again. */
   maxAttempts?: number;
+  /**
+   * Consumers that share a queue claim from disjoint lanes first (`id MOD count = index`), and
+   * take other lanes' jobs only once those have waited `stealAfterMs` (default 50). Give each of
+   * N consumers its own index 0..N-1 and count N; omitted: one lane, no spreading.
+   */
+  lane?: { index: number; count: number; stealAfterMs?: number };
 }
 
 /** The result of one claim attempt. */

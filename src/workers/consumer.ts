@@ -26,28 +26,46 @@ runWorker(async () => {
       clearInterval(heartbeat);
     }
   };
+  const claimOptions = {
+    batchSize: config.batchSize,
+    pick: config.pick,
+    ownerId: config.number,
+    leaseSeconds: config.leaseSeconds,
+    maxAttempts: config.maxAttempts,
+    keepDone: config.keepDone,
+    lane: { index: config.number - 1, count: config.lanes },
+  };
   try {
+    // The batch processed but not yet deleted: it is settled in the same transaction that claims
+    // the next one (one commit per turn), or on its own when the consumer stops.
+    let held: Claim | undefined;
     while (!stop.requested) {
-      const claim = await queue.claim({
-        batchSize: config.batchSize,
-        pick: config.pick,
-        ownerId: config.number,
-        leaseSeconds: config.leaseSeconds,
-        maxAttempts: config.maxAttempts,
-      });
-      if (claim.failedIds.length > 0 || claim.jobs.length > 0) {
-        report({ type: 'claimed', ids: claim.jobs.map((job) => job.id), candidates: claim.candidates, failedIds: [...claim.failedIds] });
+      const { settlement, claim } = held === undefined
+        ? { settlement: { settled: 0, lost: 0 }, claim: await queue.claim(claimOptions) }
+        : await queue.completeAndClaim(held, claimOptions);
+      held = undefined;
+      if (claim.jobs.length + claim.candidates + claim.failedIds.length + settlement.settled + settlement.lost > 0) {
+        report({
+          type: 'cycle',
+          claimed: claim.jobs.length,
+          ids: config.reportIds ? claim.jobs.map((job) => job.id) : [],
+          candidates: claim.candidates,
+          failedIds: [...claim.failedIds],
+          ...settlement,
+        });
       }
       if (claim.jobs.length === 0) {
-        if (claim.candidates > 0) report({ type: 'empty-claim', candidates: claim.candidates });
         // Candidates that were all taken mean work exists: try again at once. None at all: back off.
         await idle.wait(claim.candidates > 0, stop.signal);
         continue;
       }
       idle.reset();
       await processBatch(claim);
-      const { settled, lost } = await queue.complete(claim, { keepDone: config.keepDone });
-      report({ type: 'settled', settled, lost });
+      held = claim;
+    }
+    if (held !== undefined) {
+      const settlement = await queue.complete(held, { keepDone: config.keepDone });
+      report({ type: 'cycle', claimed: 0, ids: [], candidates: 0, failedIds: [], ...settlement });
     }
     const { deadlockRetries, lockWaitRetries } = queue.counters;
     report({ type: 'retries', deadlocks: deadlockRetries, lockWaits: lockWaitRetries });

@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
-// An idle consumer polls at 1, 2, 4 ... up to 50 ms: ten idle consumers cost the server about 200
+// An idle consumer polls at 2, 4, 8 ... up to 20 ms: ten idle consumers cost the server about 500
 // cheap index dives a second (the article's spun at 31,000), and new work is still seen within
-// 50 ms. Any claim that finds work resets the wait.
-const FIRST_WAIT_MS = 1;
-const MAX_WAIT_MS = 50;
+// 20 ms. Any claim that finds work resets the wait.
+const FIRST_WAIT_MS = 2;
+const MAX_WAIT_MS = 20;
 
 /** Capped exponential wait between polls of an empty queue. */
 export class IdleBackoff {

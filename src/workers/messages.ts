@@ -23,6 +23,10 @@ export interface ConsumerConfig extends WorkerConnection {
   keepDone: boolean;
   leaseSeconds: number;
   maxAttempts: number;
+  /** How many consumers share the queue: each claims from its own lane first. */
+  lanes: number;
+  /** Send each claim's ids (for the claim lines); off with --quiet, which only needs counts. */
+  reportIds: boolean;
 }
 
 export type WorkerConfig = GeneratorConfig | ConsumerConfig;
@@ -33,9 +37,11 @@ export type ParentMessage = { type: 'stop' };
 /** Child to parent. Counts travel per event, so a child killed with -9 loses none already sent. */
 export type ChildMessage =
   | { type: 'inserted'; count: number }
-  | { type: 'claimed'; ids: number[]; candidates: number; failedIds: number[] }
-  | { type: 'empty-claim'; candidates: number }
-  | { type: 'settled'; settled: number; lost: number }
+  /**
+   * One turn of a consumer: the previous batch settled (deleted or marked done) and the next one
+   * claimed, which happen in one transaction. `ids` is empty unless the supervisor asked for them.
+   */
+  | { type: 'cycle'; claimed: number; ids: number[]; candidates: number; failedIds: number[]; settled: number; lost: number }
   | { type: 'connection'; state: 'lost' | 'restored'; detail: string }
   | { type: 'retries'; deadlocks: number; lockWaits: number }
   | { type: 'fatal'; message: string; exitCode: number; stack?: string };

@@ -75,7 +75,7 @@ async function runSupervised(queue: JobQueue, url: string, options: StartProcess
   const out = new LineWriter(process.stdout, () => supervisor?.stop());
   const err = new LineWriter(process.stderr);
   const events: ProcessingEvents = {
-    claimed: (consumer, ids) => options.quiet || out.line(claimLine(consumer, ids)),
+    claimed: (consumer, ids) => out.line(claimLine(consumer, ids)),
     failedJobs: (consumer, ids) => err.line(paint.yellow(`consumer  ${consumer}: moved to failed after ${options.maxAttempts} attempts: [${ids.join(', ')}]`)),
     progress: (_generator, counter) => out.line(progressLine(counter)),
     connection: (worker, state, detail) =>
@@ -96,6 +96,7 @@ async function runSupervised(queue: JobQueue, url: string, options: StartProcess
       keepDone: options.keepDone ?? false,
       leaseSeconds: options.lease,
       maxAttempts: options.maxAttempts,
+      quiet: options.quiet ?? false,
       ...(options.jobs !== undefined && { jobs: options.jobs }),
       ...(options.duration !== undefined && { durationSeconds: options.duration }),
     },

@@ -11,29 +11,64 @@
 /** A job may be handed out when it is waiting and due, or claimed with its lease run out. */
 const CLAIMABLE = `status IN ('unclaimed', 'claimed') AND run_after <= NOW(6)`;
 
-/**
- * Candidate ids, oldest first. Both halves are ranges on (status, run_after) read in index order,
- * so each stops after LIMIT entries however long the queue is. Expired leases go first: they are
- * the oldest work there is. Params: limit, limit, limit.
- */
-export const CANDIDATES_OLDEST_SQL = (table: string) => `
+// Spreading consumers over lanes (`id MOD lanes = lane`) so that they do not all fight over the
+// head of the queue. Measured with `npm run bench` (100,000 queued jobs, batch 100, 2 cores,
+// MariaDB 10.11): with every consumer reading the same oldest 100 ids, 10 consumers drained
+// 2,900 jobs/s with 95 % empty claims (one wins each round, nine find their candidates locked);
+// with the article's random first letter, 11,600 jobs/s with 23 % empty claims. Lanes leave
+// only the tail of a drain contended. The lane filter is checked on the index entries themselves
+// (InnoDB secondary indexes carry the primary key), so it costs no row lookups.
+// A job whose own lane's consumer is busy or gone is not stranded: once it has waited longer than
+// the steal delay, any consumer whose lane is empty takes it (CANDIDATES_STALE_SQL).
+
+const EXPIRED_LEASES = (table: string) => `
   (SELECT id FROM ${table} FORCE INDEX (status_run_after)
     WHERE status = 'claimed' AND run_after <= NOW(6)
-    ORDER BY run_after, id LIMIT ?)
-  UNION ALL
+    ORDER BY run_after, id LIMIT ?)`;
+
+const OLDEST_WAITING_IN_LANE = (table: string) => `
   (SELECT id FROM ${table} FORCE INDEX (status_run_after)
-    WHERE status = 'unclaimed' AND run_after <= NOW(6)
-    ORDER BY run_after, id LIMIT ?)
+    WHERE status = 'unclaimed' AND run_after <= NOW(6) AND id MOD ? = ?
+    ORDER BY run_after, id LIMIT ?)`;
+
+/**
+ * Candidate ids, oldest first, from the consumer's lane. Both parts are ranges on
+ * (status, run_after) read in index order, so each stops after LIMIT matching entries however
+ * long the queue is. Expired leases go first: they are the oldest work there is.
+ * Params: limit, lanes, lane, limit, limit.
+ */
+export const CANDIDATES_OLDEST_SQL = (table: string) => `
+  ${EXPIRED_LEASES(table)}
+  UNION ALL
+  ${OLDEST_WAITING_IN_LANE(table)}
   LIMIT ?`;
 
 /**
- * The article's pick: waiting jobs whose `d` starts with a given letter, a range on (status, d).
- * Params: 'x%', limit.
+ * The article's pick: waiting jobs of the consumer's lane whose `d` starts with a given letter, a
+ * range on (status, d); topped up with the lane's oldest waiting jobs in the same round trip, so
+ * that an unlucky letter never leaves a consumer idle while work waits. UNION drops ids found twice.
+ * Params: limit, 'x%', lanes, lane, limit, lanes, lane, limit, limit.
  */
 export const CANDIDATES_PREFIX_SQL = (table: string) => `
-  SELECT id FROM ${table} FORCE INDEX (status_d)
-   WHERE status = 'unclaimed' AND d LIKE ? AND run_after <= NOW(6)
-   LIMIT ?`;
+  ${EXPIRED_LEASES(table)}
+  UNION
+  (SELECT id FROM ${table} FORCE INDEX (status_d)
+    WHERE status = 'unclaimed' AND d LIKE ? AND run_after <= NOW(6) AND id MOD ? = ?
+    LIMIT ?)
+  UNION
+  ${OLDEST_WAITING_IN_LANE(table)}
+  LIMIT ?`;
+
+/**
+ * Any lane's jobs that have waited past the steal delay: what a consumer whose own lane is empty
+ * takes over from a busy or dead one. A second round trip, but only when the lane was empty: in a
+ * drain every job is "stale", and reading this range on every claim cost 15 % of the throughput.
+ * Params: steal delay in microseconds, limit.
+ */
+export const CANDIDATES_STALE_SQL = (table: string) => `
+  SELECT id FROM ${table} FORCE INDEX (status_run_after)
+   WHERE status = 'unclaimed' AND run_after <= NOW(6) - INTERVAL ? MICROSECOND
+   ORDER BY run_after, id LIMIT ?`;
 
 /**
  * Locks those candidates nobody else holds and that are still claimable (re-checked on the
