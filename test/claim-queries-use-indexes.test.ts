@@ -26,8 +26,8 @@ const explain = (sql: string, values: unknown[]) => db.rows<PlanRow>(`EXPLAIN ${
 const tableRows = (plan: PlanRow[]) => plan.filter((row) => row.table === 'jobs' || row.table === 'j');
 
 test('the oldest-first candidate query reads (status, run_after) ranges, never the table', async () => {
-  const plan = tableRows(await explain(claimSql.CANDIDATES_OLDEST_SQL(table), [100, 10, 3, 100, 100]));
-  plan.push(...tableRows(await explain(claimSql.CANDIDATES_STALE_SQL(table), [50_000, 100])));
+  const plan = tableRows(await explain(claimSql.candidatesOldestSql(table, false), [100, 10, 3, 100, 100]));
+  plan.push(...tableRows(await explain(claimSql.candidatesStaleSql(table, false), [50_000, 100])));
   assert.equal(plan.length, 3);
   for (const row of plan) {
     assert.equal(row.key, 'status_run_after');
@@ -36,12 +36,18 @@ test('the oldest-first candidate query reads (status, run_after) ranges, never t
 });
 
 test("the article's random-prefix candidate query reads a (status, d) range", async () => {
-  const plan = tableRows(await explain(claimSql.CANDIDATES_PREFIX_SQL(table), [100, 'a%', 10, 3, 100, 10, 3, 100, 100]));
+  const plan = tableRows(await explain(claimSql.candidatesPrefixSql(table), [100, 'a%', 10, 3, 100, 10, 3, 100, 100]));
   assert.deepEqual(plan.map((row) => [row.key, row.type]), [
     ['status_run_after', 'range'],
     ['status_d', 'range'],
     ['status_run_after', 'range'],
   ]);
+});
+
+test('claiming one kind reads (kind, status, run_after) ranges', async () => {
+  const plan = tableRows(await explain(claimSql.candidatesOldestSql(table, true), ['email', 100, 'email', 10, 3, 100, 100]));
+  plan.push(...tableRows(await explain(claimSql.candidatesStaleSql(table, true), ['email', 50_000, 100])));
+  assert.deepEqual(plan.map((row) => [row.key, row.type]), Array(3).fill(['kind_status_run_after', 'range']));
 });
 
 test('the locking select, the claim update and the delete touch rows by primary key only', async () => {

@@ -1,26 +1,26 @@
-import { randomBytes, randomUUID } from 'node:crypto';
 import { parseDatabaseUrl, resolveDatabaseUrl, type ConnectionSettings } from '../config/database-url.js';
 import { quoteIdentifier, validateIdentifier } from '../config/identifiers.js';
-import { Database, type ConnectionEvent, type DatabaseCounters, type Statement, type Transaction } from '../db/database.js';
+import { Database, type ConnectionEvent, type DatabaseCounters } from '../db/database.js';
 import { describeQueryError } from '../db/server-errors.js';
 import type { ServerVersion } from '../db/server-version.js';
 import { ExitCode, JobqError } from '../errors.js';
-import { randomLetters, randomPrefixPattern } from './demo-jobs.js';
+import { claimCycle, DEFAULT_MAX_ATTEMPTS, type PendingSettlement } from './claim-cycle.js';
 import { applyMigrations, assertSchemaCurrent, readSchemaVersion } from './migrate.js';
-import * as claimSql from './sql/claim.js';
+import { toJobRow, type JobRow } from './new-jobs.js';
+import { HAS_PENDING_WORK_SQL } from './sql/claim.js';
 import * as completeSql from './sql/complete.js';
-import { INSERT_JOBS_SQL } from './sql/enqueue.js';
+import { ID_RANGE_OF_KEYS_SQL, insertJobsSql } from './sql/enqueue.js';
 import { COUNT_ROWS_SQL, CREATE_DATABASE_SQL, DROP_TABLE_SQL } from './sql/schema.js';
 import * as statsSql from './sql/stats.js';
 import {
   JOB_STATUSES,
-  MAX_BATCH_SIZE,
   type Claim,
   type ClaimOptions,
-  type ClaimedJob,
+  type EnqueueResult,
   type JobStatus,
   type NewJob,
   type QueueStats,
+  type ServerInfo,
   type Settlement,
 } from './types.js';
 
@@ -57,9 +57,23 @@ export interface SetupResult {
 }
 
 export const DEFAULT_TABLE = 'jobs';
-const DEFAULT_LEASE_SECONDS = 60;
-const DEFAULT_MAX_ATTEMPTS = 5;
-const DEFAULT_STEAL_AFTER_MS = 50;
+const DEFAULT_RETRY_DELAY_MS = 1000;
+// One INSERT per chunk: at most this many rows, and about this many bytes, well under the
+// servers' default max_allowed_packet (16 MiB in MariaDB, 64 MiB in MySQL).
+const CHUNK_ROWS = 1000;
+const CHUNK_BYTES = 4 * 1024 * 1024;
+
+/** Which of a claim's jobs a settlement is about; all of them when omitted. */
+export interface SettleOptions {
+  ids?: readonly number[];
+}
+
+export interface FailOptions extends SettleOptions {
+  /** Jobs claimed this often go to `failed` instead of back to the queue (default 5). */
+  maxAttempts?: number;
+  /** The first retry waits this long; each further attempt doubles it (default 1000, at most an hour). */
+  retryDelayMs?: number;
+}
 
 /**
  * A job queue in one MySQL/MariaDB table. One instance holds one connection; open one per
@@ -136,14 +150,32 @@ export class JobQueue {
     await assertSchemaCurrent(this.db, this.db.settings.database, this.table);
   }
 
+  /** Queues one job; returns its id. */
+  async enqueue(job: NewJob): Promise<number> {
+    const { firstId } = await this.enqueueMany([job]);
+    return firstId as number;
+  }
+
   /**
-   * Inserts jobs in one statement (one round trip, one commit). Each job's key makes the insert
+   * Queues jobs with multi-row INSERTs, one round trip per chunk of up to 1,000 jobs (each chunk
+   * all or nothing). Every job is checked before anything is sent. Each job's key makes the insert
    * idempotent: sending the same jobs again after a lost connection adds nothing twice.
+   * `idRange: false` skips the read of the ids (one more round trip per chunk).
    */
-  async enqueueMany(jobs: readonly NewJob[]): Promise<void> {
-    if (jobs.length === 0) return;
-    const rows = jobs.map((job) => [job.key ?? randomUUID(), job.d ?? randomLetters(), job.e ?? randomLetters()]);
-    await this.run(INSERT_JOBS_SQL(this.quotedTable), [rows]);
+  async enqueueMany(jobs: readonly NewJob[], options: { idRange?: boolean } = {}): Promise<EnqueueResult> {
+    const rows = jobs.map((job, i) => toJobRow(job, `job ${i + 1}`));
+    let firstId: number | null = null;
+    let lastId: number | null = null;
+    for (const chunk of chunks(rows)) {
+      await this.run(insertJobsSql(this.quotedTable, chunk.length), chunk.flat());
+      if (options.idRange === false) continue;
+      const [range] = await this.run<Array<{ first_id: number; last_id: number }>>(ID_RANGE_OF_KEYS_SQL(this.quotedTable), [chunk.map((row) => row[0])]);
+      if (range !== undefined) {
+        firstId = firstId === null ? Number(range.first_id) : Math.min(firstId, Number(range.first_id));
+        lastId = lastId === null ? Number(range.last_id) : Math.max(lastId, Number(range.last_id));
+      }
+    }
+    return { count: rows.length, firstId, lastId };
   }
 
   /**
@@ -151,12 +183,12 @@ export class JobQueue {
    * primary key with SKIP LOCKED and marks them claimed under a new token, in one short transaction.
    */
   async claim(options: ClaimOptions): Promise<Claim> {
-    return (await this.claimCycle(undefined, options)).claim;
+    return (await this.inTransaction(() => claimCycle(this.db, this.quotedTable, undefined, options))).claim;
   }
 
   /** Deletes the claim's jobs (or marks them `done` with `keepDone`), only those it still owns. */
-  async complete(claim: Claim, options: { keepDone?: boolean } = {}): Promise<Settlement> {
-    return this.settle(claim, this.completeSql(options.keepDone));
+  async complete(claim: Claim, options: SettleOptions & { keepDone?: boolean } = {}): Promise<Settlement> {
+    return this.settle(claim, this.completeSql(options.keepDone), [], options.ids);
   }
 
   /**
@@ -164,12 +196,28 @@ export class JobQueue {
    * commit: what a consumer loop does, in three round trips instead of six.
    */
   async completeAndClaim(previous: Claim, options: ClaimOptions & { keepDone?: boolean }): Promise<{ settlement: Settlement; claim: Claim }> {
-    return this.claimCycle({ claim: previous, sql: this.completeSql(options.keepDone) }, options);
+    const pending: PendingSettlement = { claim: previous, sql: this.completeSql(options.keepDone) };
+    return this.inTransaction(() => claimCycle(this.db, this.quotedTable, pending, options));
   }
 
   /** Hands the claim's jobs back to the queue, unclaimed and due at once. */
-  async release(claim: Claim): Promise<Settlement> {
-    return this.settle(claim, completeSql.RELEASE_OWNED_SQL(this.quotedTable));
+  async release(claim: Claim, options: SettleOptions = {}): Promise<Settlement> {
+    return this.settle(claim, completeSql.RELEASE_OWNED_SQL(this.quotedTable), [], options.ids);
+  }
+
+  /**
+   * Records that processing failed: each job goes back to the queue after a delay that doubles
+   * with every attempt, or to `failed` once it has been claimed `maxAttempts` times. The error's
+   * message (first 1,000 characters) is kept in `last_error` either way.
+   */
+  async fail(claim: Claim, error: unknown, options: FailOptions = {}): Promise<Settlement & { failed: number }> {
+    const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    const message = (error instanceof Error ? error.message : String(error)).slice(0, 1000);
+    const params = [maxAttempts, maxAttempts, Math.round((options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS) * 1000), message];
+    const settlement = await this.settle(claim, completeSql.FAIL_OWNED_SQL(this.quotedTable), params, options.ids);
+    const ids = new Set(options.ids ?? claim.jobs.map((job) => job.id));
+    const failed = claim.jobs.filter((job) => ids.has(job.id) && job.attempts >= maxAttempts).length;
+    return { ...settlement, failed };
   }
 
   /** Pushes the claim's lease end to `leaseSeconds` from now; returns how many jobs are still held. */
@@ -194,12 +242,27 @@ export class JobQueue {
     return result.affectedRows;
   }
 
-  /** Counts per status (zeros included), the head-of-queue age and claimed jobs per owner. */
+  /**
+   * Whether anything is left to do: a claimed job, or an unclaimed one that is due now (or at any
+   * time, with `includeDelayed`). Two index dives; what --until-empty and --once poll.
+   */
+  async hasPendingWork(options: { includeDelayed?: boolean } = {}): Promise<boolean> {
+    const rows = await this.run<Array<{ pending: number }>>(HAS_PENDING_WORK_SQL(this.quotedTable, options.includeDelayed ?? false));
+    return Number(rows[0]?.pending) === 1;
+  }
+
+  /** Counts per status and per kind (zeros included), the head-of-queue age and claimed jobs per owner. */
   async stats(): Promise<QueueStats> {
-    const byStatus = await this.run<Array<{ status: JobStatus; count: number }>>(statsSql.COUNT_BY_STATUS_SQL(this.quotedTable));
-    const counts = Object.fromEntries(JOB_STATUSES.map((status) => [status, 0])) as Record<JobStatus, number>;
-    for (const row of byStatus) counts[row.status] = Number(row.count);
-    const head = await this.run<Array<{ age_us: number }>>(statsSql.HEAD_AGE_SQL(this.quotedTable));
+    const zero = () => Object.fromEntries(JOB_STATUSES.map((status) => [status, 0])) as Record<JobStatus, number>;
+    const rows = await this.run<Array<{ kind: string | null; status: JobStatus; count: number }>>(statsSql.COUNT_BY_KIND_AND_STATUS_SQL(this.quotedTable));
+    const counts = zero();
+    const byKind = new Map<string | null, Record<JobStatus, number>>();
+    for (const row of rows) {
+      counts[row.status] += Number(row.count);
+      if (!byKind.has(row.kind)) byKind.set(row.kind, zero());
+      byKind.get(row.kind)![row.status] += Number(row.count);
+    }
+    const [head] = await this.run<Array<{ age_us: number | null; max_id: number | null }>>(statsSql.HEAD_AGE_AND_MAX_ID_SQL(this.quotedTable));
     const owners = await this.run<Array<{ owner_id: number | null; count: number; expired: number }>>(
       statsSql.CLAIMED_BY_OWNER_SQL(this.quotedTable),
     );
@@ -207,9 +270,24 @@ export class JobQueue {
       table: this.table,
       counts,
       total: Object.values(counts).reduce((sum, n) => sum + n, 0),
-      headAgeSeconds: head[0] === undefined ? null : Math.max(0, Number(head[0].age_us)) / 1e6,
+      byKind: [...byKind].map(([kind, kindCounts]) => ({ kind, counts: kindCounts })),
+      headAgeSeconds: head?.age_us === null || head?.age_us === undefined ? null : Math.max(0, Number(head.age_us)) / 1e6,
       claimedByOwner: owners.map((row) => ({ ownerId: row.owner_id, count: Number(row.count), expired: Number(row.expired) })),
+      maxId: Number(head?.max_id ?? 0),
     };
+  }
+
+  /** The server's version, default isolation level and binary log format. */
+  async serverInfo(): Promise<ServerInfo> {
+    let rows: Array<{ version: string; isolation: string; binlog_format: string; log_bin: number }>;
+    try {
+      rows = await this.db.query(statsSql.SERVER_INFO_SQL('transaction_isolation'));
+    } catch (error) {
+      if ((error as { errno?: number }).errno !== 1193) throw error; // unknown variable: MariaDB before 11.1
+      rows = await this.db.query(statsSql.SERVER_INFO_SQL('tx_isolation'));
+    }
+    const info = rows[0]!;
+    return { version: info.version, isolationLevel: info.isolation, binlogFormat: info.binlog_format, binlogEnabled: Number(info.log_bin) === 1 };
   }
 
   /** Closes the connection. */
@@ -221,77 +299,15 @@ export class JobQueue {
     return (keepDone ? completeSql.MARK_DONE_SQL : completeSql.DELETE_OWNED_SQL)(this.quotedTable);
   }
 
-  private candidatesStatement(options: ClaimOptions, limit: number): Statement {
-    const { count, index } = options.lane ?? { count: 1, index: 0 };
-    return options.pick === 'random-prefix'
-      ? [claimSql.CANDIDATES_PREFIX_SQL(this.quotedTable), [limit, randomPrefixPattern(), count, index, limit, count, index, limit, limit]]
-      : [claimSql.CANDIDATES_OLDEST_SQL(this.quotedTable), [limit, count, index, limit, limit]];
-  }
-
-  /** Other lanes' jobs that have waited too long; none when there is only one lane. */
-  private async findStale(options: ClaimOptions, limit: number): Promise<Array<{ id: number }>> {
-    if (options.lane === undefined || options.lane.count <= 1) return [];
-    const stealAfterMicroseconds = Math.round((options.lane.stealAfterMs ?? DEFAULT_STEAL_AFTER_MS) * 1000);
-    return this.db.query<Array<{ id: number }>>(claimSql.CANDIDATES_STALE_SQL(this.quotedTable), [stealAfterMicroseconds, limit]);
-  }
-
-  /**
-   * One turn of the consumer loop, optionally settling the previous claim first:
-   *   1. [START TRANSACTION;] [settle previous;] candidates   (autocommit when nothing to settle)
-   *   2. START TRANSACTION; lock candidates FOR UPDATE SKIP LOCKED
-   *   3. mark failed; mark claimed; COMMIT
-   * The candidate read takes no locks at READ COMMITTED, inside the transaction or not.
-   */
-  private async claimCycle(
-    previous: { claim: Claim; sql: string } | undefined,
-    options: ClaimOptions,
-  ): Promise<{ settlement: Settlement; claim: Claim }> {
-    const batchSize = checkBatchSize(options.batchSize);
-    const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
-    const leaseMicroseconds = Math.round((options.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1e6);
-    const candidates = this.candidatesStatement(options, batchSize);
-    checkLane(options.lane);
-    const owned = previous?.claim.jobs.map((job) => job.id) ?? [];
-    return this.inTransaction(async (tx) => {
-      const token = randomBytes(16);
-      let settled = 0;
-      let found: Array<{ id: number }>;
-      if (previous !== undefined && owned.length > 0) {
-        const [result, rows] = await tx.run([previous.sql, [owned, previous.claim.token]], candidates);
-        settled = (result as { affectedRows: number }).affectedRows;
-        found = rows as Array<{ id: number }>;
-      } else {
-        found = await this.db.query<Array<{ id: number }>>(candidates[0], [...(candidates[1] ?? [])]);
-      }
-      if (found.length === 0) found = await this.findStale(options, batchSize);
-      const settlement = { settled, lost: owned.length - settled };
-      const empty = (candidateCount: number): { settlement: Settlement; claim: Claim } => ({
-        settlement,
-        claim: { token, jobs: [], candidates: candidateCount, failedIds: [] },
-      });
-      if (found.length === 0) return empty(0);
-      const [lockedRows] = await tx.run([claimSql.LOCK_CANDIDATES_SQL(this.quotedTable), [found.map((row) => row.id)]]);
-      const locked = lockedRows as ClaimedJob[];
-      if (locked.length === 0) return empty(found.length);
-      const exhausted = locked.filter((job) => job.attempts >= maxAttempts).map((job) => job.id);
-      const jobs = locked
-        .filter((job) => job.attempts < maxAttempts)
-        .map((job) => ({ ...job, attempts: job.attempts + 1 }))
-        .sort((a, b) => a.id - b.id);
-      const writes: Statement[] = [];
-      if (exhausted.length > 0) writes.push([claimSql.MARK_FAILED_SQL(this.quotedTable), [exhausted]]);
-      if (jobs.length > 0) {
-        writes.push([claimSql.MARK_CLAIMED_SQL(this.quotedTable), [options.ownerId ?? null, token, leaseMicroseconds, jobs.map((job) => job.id)]]);
-      }
-      await tx.commitWith(...writes);
-      return { settlement, claim: { token, jobs, candidates: found.length, failedIds: exhausted } };
-    });
-  }
-
-  private async settle(claim: Claim, sql: string): Promise<Settlement> {
-    if (claim.jobs.length === 0) return { settled: 0, lost: 0 };
-    const result = await this.run<{ affectedRows: number }>(sql, [claim.jobs.map((job) => job.id), claim.token]);
-    return { settled: result.affectedRows, lost: claim.jobs.length - result.affectedRows };
+  /** Runs a settle statement (params: ...leading, [ids], token) on the claim's jobs, or some of them. */
+  private async settle(claim: Claim, sql: string, leading: unknown[], only?: readonly number[]): Promise<Settlement> {
+    const held = new Set(claim.jobs.map((job) => job.id));
+    const ids = only ?? [...held];
+    const stranger = ids.find((id) => !held.has(id));
+    if (stranger !== undefined) throw new JobqError(`job ${stranger} is not part of this claim`, ExitCode.usage);
+    if (ids.length === 0) return { settled: 0, lost: 0 };
+    const result = await this.run<{ affectedRows: number }>(sql, [...leading, ids, claim.token]);
+    return { settled: result.affectedRows, lost: ids.length - result.affectedRows };
   }
 
   private async countRows(): Promise<number> {
@@ -308,27 +324,32 @@ export class JobQueue {
     }
   }
 
-  private async inTransaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+  /** A claim transaction, with a missing or misshapen table turned into an actionable error. */
+  private async inTransaction<T>(work: () => Promise<T>): Promise<T> {
     try {
-      return await this.db.transaction(work);
+      return await work();
     } catch (error) {
       throw describeQueryError(error, this.table, this.db.settings.database);
     }
   }
+
 }
 
-function checkBatchSize(batchSize: number): number {
-  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
-    throw new JobqError(`batch size must be a whole number from 1 to ${MAX_BATCH_SIZE}, not ${batchSize}`, ExitCode.usage);
+/** Rows in INSERT-sized chunks: at most CHUNK_ROWS rows and about CHUNK_BYTES of values. */
+function* chunks(rows: JobRow[]): Generator<JobRow[]> {
+  let chunk: JobRow[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    const size = 200 + (row[2]?.length ?? 0) + row[3].length + row[4].length;
+    if (chunk.length > 0 && (chunk.length >= CHUNK_ROWS || bytes + size > CHUNK_BYTES)) {
+      yield chunk;
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(row);
+    bytes += size;
   }
-  return batchSize;
-}
-
-function checkLane(lane: ClaimOptions['lane']): void {
-  if (lane === undefined) return;
-  if (!Number.isInteger(lane.count) || lane.count < 1 || !Number.isInteger(lane.index) || lane.index < 0 || lane.index >= lane.count) {
-    throw new JobqError(`lane must have a whole count >= 1 and an index from 0 to count - 1, not ${JSON.stringify(lane)}`, ExitCode.usage);
-  }
+  if (chunk.length > 0) yield chunk;
 }
 
 async function createDatabase(settings: ConnectionSettings): Promise<void> {

@@ -18,7 +18,7 @@ runWorker(async () => {
     while (!stop.requested && (config.quota === undefined || inserted < config.quota)) {
       const size = Math.min(config.commitEvery, (config.quota ?? Infinity) - inserted);
       const batch = Array.from({ length: size }, () => ({ key: randomUUID(), d: randomLetters(), e: randomLetters() }));
-      await queue.enqueueMany(batch);
+      await queue.enqueueMany(batch, { idRange: false });
       inserted += size;
       report({ type: 'inserted', count: size });
     }

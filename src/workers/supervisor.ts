@@ -259,10 +259,7 @@ export class Supervisor {
     const generatorsDone = () => this.slots.every((s) => s.config.role !== 'generator' || s.finished);
     const poll = async () => {
       if (this.stopping) return;
-      if (generatorsDone()) {
-        const { counts } = await queue.stats();
-        if (counts.unclaimed + counts.claimed === 0) return this.stop();
-      }
+      if (generatorsDone() && !(await queue.hasPendingWork({ includeDelayed: true }))) return this.stop();
       this.timers.push(setTimeout(() => void poll().catch(() => this.timers.push(setTimeout(poll, UNTIL_EMPTY_POLL_MS))), UNTIL_EMPTY_POLL_MS));
     };
     void poll();

@@ -6,41 +6,50 @@
  * Every statement that locks or writes names its rows by primary key with FORCE INDEX (PRIMARY):
  * on a young table with stale statistics the optimizer has been seen to plan `WHERE id IN (...)`
  * as a full scan, which at REPEATABLE READ locked hundreds of rows and deadlocked with inserts.
+ *
+ * Candidate queries come in two shapes: over the whole queue, on (status, run_after), or over
+ * one kind of job (`work --kind`), on (kind, status, run_after). Either way every part is an
+ * index range read in index order that stops after LIMIT matching entries, however long the
+ * queue is.
  */
-
-/** A job may be handed out when it is waiting and due, or claimed with its lease run out. */
-const CLAIMABLE = `status IN ('unclaimed', 'claimed') AND run_after <= NOW(6)`;
 
 // Spreading consumers over lanes (`id MOD lanes = lane`) so that they do not all fight over the
 // head of the queue. Measured with `npm run bench` (100,000 queued jobs, batch 100, 2 cores,
 // MariaDB 10.11): with every consumer reading the same oldest 100 ids, 10 consumers drained
 // 2,900 jobs/s with 95 % empty claims (one wins each round, nine find their candidates locked);
-// with the article's random first letter, 11,600 jobs/s with 23 % empty claims. Lanes leave
-// only the tail of a drain contended. The lane filter is checked on the index entries themselves
-// (InnoDB secondary indexes carry the primary key), so it costs no row lookups.
+// with the article's random first letter, 11,600 jobs/s with 23 % empty claims; with lanes,
+// 3 % empty claims, only the tail of a drain being contended. The lane filter is checked on the
+// index entries themselves (InnoDB secondary indexes carry the primary key): no row lookups.
 // A job whose own lane's consumer is busy or gone is not stranded: once it has waited longer than
-// the steal delay, any consumer whose lane is empty takes it (CANDIDATES_STALE_SQL).
+// the steal delay, any consumer whose lane is empty takes it (candidatesStaleSql).
 
-const EXPIRED_LEASES = (table: string) => `
-  (SELECT id FROM ${table} FORCE INDEX (status_run_after)
-    WHERE status = 'claimed' AND run_after <= NOW(6)
+/** Which index a candidate query reads, and the filter that goes with it. */
+const scope = (byKind: boolean) =>
+  byKind ? { index: 'kind_status_run_after', where: 'kind = ? AND ' } : { index: 'status_run_after', where: '' };
+
+/** A job may be handed out when it is waiting and due, or claimed with its lease run out. */
+const CLAIMABLE = `status IN ('unclaimed', 'claimed') AND run_after <= NOW(6)`;
+
+/** Params: [kind,] limit. */
+const expiredLeases = (table: string, byKind: boolean) => `
+  (SELECT id FROM ${table} FORCE INDEX (${scope(byKind).index})
+    WHERE ${scope(byKind).where}status = 'claimed' AND run_after <= NOW(6)
     ORDER BY run_after, id LIMIT ?)`;
 
-const OLDEST_WAITING_IN_LANE = (table: string) => `
-  (SELECT id FROM ${table} FORCE INDEX (status_run_after)
-    WHERE status = 'unclaimed' AND run_after <= NOW(6) AND id MOD ? = ?
+/** Params: [kind,] lanes, lane, limit. */
+const oldestWaitingInLane = (table: string, byKind: boolean) => `
+  (SELECT id FROM ${table} FORCE INDEX (${scope(byKind).index})
+    WHERE ${scope(byKind).where}status = 'unclaimed' AND run_after <= NOW(6) AND id MOD ? = ?
     ORDER BY run_after, id LIMIT ?)`;
 
 /**
- * Candidate ids, oldest first, from the consumer's lane. Both parts are ranges on
- * (status, run_after) read in index order, so each stops after LIMIT matching entries however
- * long the queue is. Expired leases go first: they are the oldest work there is.
- * Params: limit, lanes, lane, limit, limit.
+ * Candidate ids, oldest first, from the consumer's lane; expired leases (the oldest work there is)
+ * first. Params: [kind,] limit, [kind,] lanes, lane, limit, limit.
  */
-export const CANDIDATES_OLDEST_SQL = (table: string) => `
-  ${EXPIRED_LEASES(table)}
+export const candidatesOldestSql = (table: string, byKind: boolean) => `
+  ${expiredLeases(table, byKind)}
   UNION ALL
-  ${OLDEST_WAITING_IN_LANE(table)}
+  ${oldestWaitingInLane(table, byKind)}
   LIMIT ?`;
 
 /**
@@ -49,34 +58,35 @@ export const CANDIDATES_OLDEST_SQL = (table: string) => `
  * that an unlucky letter never leaves a consumer idle while work waits. UNION drops ids found twice.
  * Params: limit, 'x%', lanes, lane, limit, lanes, lane, limit, limit.
  */
-export const CANDIDATES_PREFIX_SQL = (table: string) => `
-  ${EXPIRED_LEASES(table)}
+export const candidatesPrefixSql = (table: string) => `
+  ${expiredLeases(table, false)}
   UNION
   (SELECT id FROM ${table} FORCE INDEX (status_d)
     WHERE status = 'unclaimed' AND d LIKE ? AND run_after <= NOW(6) AND id MOD ? = ?
     LIMIT ?)
   UNION
-  ${OLDEST_WAITING_IN_LANE(table)}
+  ${oldestWaitingInLane(table, false)}
   LIMIT ?`;
 
 /**
  * Any lane's jobs that have waited past the steal delay: what a consumer whose own lane is empty
  * takes over from a busy or dead one. A second round trip, but only when the lane was empty: in a
  * drain every job is "stale", and reading this range on every claim cost 15 % of the throughput.
- * Params: steal delay in microseconds, limit.
+ * Params: [kind,] steal delay in microseconds, limit.
  */
-export const CANDIDATES_STALE_SQL = (table: string) => `
-  SELECT id FROM ${table} FORCE INDEX (status_run_after)
-   WHERE status = 'unclaimed' AND run_after <= NOW(6) - INTERVAL ? MICROSECOND
+export const candidatesStaleSql = (table: string, byKind: boolean) => `
+  SELECT id FROM ${table} FORCE INDEX (${scope(byKind).index})
+   WHERE ${scope(byKind).where}status = 'unclaimed' AND run_after <= NOW(6) - INTERVAL ? MICROSECOND
    ORDER BY run_after, id LIMIT ?`;
 
 /**
  * Locks those candidates nobody else holds and that are still claimable (re-checked on the
  * latest committed row, under the lock). SKIP LOCKED never waits: rows another consumer is
- * claiming right now are simply left out. Params: [ids].
+ * claiming right now are simply left out. The payload comes as JSON text from both servers (MySQL
+ * would otherwise send its JSON type pre-parsed, MariaDB its LONGTEXT as text). Params: [ids].
  */
 export const LOCK_CANDIDATES_SQL = (table: string) => `
-  SELECT id, d, e, attempts FROM ${table} FORCE INDEX (PRIMARY)
+  SELECT id, kind, CAST(payload AS CHAR) AS payload, d, e, attempts FROM ${table} FORCE INDEX (PRIMARY)
    WHERE id IN (?) AND ${CLAIMABLE}
    FOR UPDATE SKIP LOCKED`;
 
@@ -96,5 +106,12 @@ export const MARK_CLAIMED_SQL = (table: string) => `
  */
 export const MARK_FAILED_SQL = (table: string) => `
   UPDATE ${table} FORCE INDEX (PRIMARY)
-     SET status = 'failed', claim_token = NULL
+     SET status = 'failed', claim_token = NULL,
+         last_error = COALESCE(last_error, 'lease expired on every attempt')
    WHERE id IN (?)`;
+
+/** Is there work due now (or, with `includeDelayed`, at all)? For --until-empty and --once. Params: none. */
+export const HAS_PENDING_WORK_SQL = (table: string, includeDelayed: boolean) => `
+  SELECT EXISTS (SELECT 1 FROM ${table} FORCE INDEX (status_run_after) WHERE status = 'claimed')
+      OR EXISTS (SELECT 1 FROM ${table} FORCE INDEX (status_run_after)
+                  WHERE status = 'unclaimed'${includeDelayed ? '' : ' AND run_after <= NOW(6)'}) AS pending`;

@@ -36,3 +36,17 @@ export const REQUEUE_FAILED_SQL = (table: string, byIds: boolean) => `
      SET status = 'unclaimed', attempts = 0, claim_token = NULL, owner_id = NULL,
          owner_date = NULL, run_after = NOW(6)
    WHERE status = 'failed'${byIds ? ' AND id IN (?)' : ''}`;
+
+/**
+ * A handler failed on these jobs: each goes back to the queue after a delay that doubles with
+ * every attempt (base × 2^(attempts-1), at most an hour), or to `failed` once its attempts are
+ * used up; the error is kept either way. SET runs left to right: `attempts` is unchanged here.
+ * Params: max attempts, max attempts, base delay µs, error text, [ids], token.
+ */
+export const FAIL_OWNED_SQL = (table: string) => `
+  UPDATE ${table} FORCE INDEX (PRIMARY)
+     SET status = IF(attempts >= ?, 'failed', 'unclaimed'),
+         run_after = IF(attempts >= ?, run_after,
+                        NOW(6) + INTERVAL CAST(LEAST(? * POW(2, attempts - 1), 3600000000) AS UNSIGNED) MICROSECOND),
+         last_error = ?, claim_token = NULL
+   WHERE id IN (?) AND claim_token = ?`;

@@ -1,10 +1,16 @@
 /**
- * Inserting jobs, many rows per statement (one round trip and one commit per batch).
+ * Inserting jobs, many rows per statement (one round trip and one commit per chunk).
  * `job_key` is unique and made by the client: when a connection drops during the COMMIT, the
- * outcome is unknown, and the writer sends the same batch again; rows that did land are matched
+ * outcome is unknown, and the writer sends the same rows again; rows that did land are matched
  * by their key and left as they are (`id = id` changes nothing), so nothing is duplicated.
- * Params: [[job_key, d, e], ...].
+ * The due time is computed by the server (`NOW(6)` plus the delay), never by the client's clock.
+ * Params, per row: job_key, kind, payload, d, e, delay in microseconds.
  */
-export const INSERT_JOBS_SQL = (table: string) => `
-  INSERT INTO ${table} (job_key, d, e) VALUES ?
+export const insertJobsSql = (table: string, rows: number) => `
+  INSERT INTO ${table} (job_key, kind, payload, d, e, run_after) VALUES
+  ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND)').join(',\n  ')}
   ON DUPLICATE KEY UPDATE id = id`;
+
+/** The ids the keys ended up with (a covering read of the unique index). Params: [keys]. */
+export const ID_RANGE_OF_KEYS_SQL = (table: string) => `
+  SELECT MIN(id) AS first_id, MAX(id) AS last_id FROM ${table} FORCE INDEX (job_key) WHERE job_key IN (?)`;

@@ -61,6 +61,21 @@ export const MIGRATIONS: readonly Migration[] = [
         ADD KEY status_d (status, d),
         COMMENT = '${schemaComment(2)}'`,
   },
+  {
+    version: 3,
+    description: 'real jobs: a kind, a JSON payload, the last error',
+    // JSON is native in MySQL and a checked LONGTEXT in MariaDB; either way the server refuses
+    // text that is not JSON. jobq itself caps payloads at 64 KiB before they are sent.
+    // (kind, status, run_after) lets `work --kind K` claim one kind by an index range and gives
+    // the per-kind stats a covering index.
+    sql: (table) => `
+      ALTER TABLE ${table}
+        ADD COLUMN kind VARCHAR(64) NULL DEFAULT NULL,
+        ADD COLUMN payload JSON NULL DEFAULT NULL,
+        ADD COLUMN last_error VARCHAR(1000) NULL DEFAULT NULL,
+        ADD KEY kind_status_run_after (kind, status, run_after),
+        COMMENT = '${schemaComment(3)}'`,
+  },
 ];
 
 export const CURRENT_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

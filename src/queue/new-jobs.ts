@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto';
+import { ExitCode, JobqError } from '../errors.js';
+import { MAX_PAYLOAD_BYTES, type NewJob } from './types.js';
+
+/** One row for the INSERT, in the column order of `insertJobsSql`. */
+export type JobRow = [key: string, kind: string | null, payload: string | null, d: string, e: string, delayMicroseconds: number];
+
+const KEY = /^[\x21-\x7e]{1,64}$/;
+const MAX_DELAY_SECONDS = 10 * 365 * 24 * 3600;
+
+/**
+ * Checks a job and turns it into a row, or throws one line saying which job and what is wrong.
+ * Payloads are refused, never truncated: not JSON-serialisable, or larger than 64 KiB.
+ */
+export function toJobRow(job: NewJob, position: string): JobRow {
+  const fail = (what: string): never => {
+    throw new JobqError(`${position}: ${what}`, ExitCode.usage);
+  };
+  if (typeof job !== 'object' || job === null) fail('a job must be an object like {"kind": "email", "payload": {...}}');
+  if (job.kind !== undefined && job.kind !== null && (typeof job.kind !== 'string' || job.kind.length === 0 || job.kind.length > 64)) {
+    fail(`kind must be a string of 1-64 characters, not ${JSON.stringify(job.kind)}`);
+  }
+  if (job.key !== undefined && (typeof job.key !== 'string' || !KEY.test(job.key))) fail(`key must be 1-64 printable ASCII characters without spaces, not ${JSON.stringify(job.key)}`);
+  let payload: string | null = null;
+  if (job.payload !== undefined) {
+    try {
+      payload = JSON.stringify(job.payload) ?? null;
+    } catch (error) {
+      fail(`the payload cannot be written as JSON (${(error as Error).message})`);
+    }
+    if (payload === null) fail('the payload cannot be written as JSON (a function or a symbol?)');
+    const bytes = Buffer.byteLength(payload as string);
+    if (bytes > MAX_PAYLOAD_BYTES) fail(`the payload is ${bytes} bytes as JSON; the limit is ${MAX_PAYLOAD_BYTES}`);
+  }
+  const delaySeconds = job.runAfter !== undefined ? delayUntil(job.runAfter, fail) : (job.delaySeconds ?? 0);
+  if (typeof delaySeconds !== 'number' || !Number.isFinite(delaySeconds) || delaySeconds < 0 || delaySeconds > MAX_DELAY_SECONDS) {
+    fail(`delay must be a number of seconds from 0 to ${MAX_DELAY_SECONDS}, not ${JSON.stringify(job.delaySeconds)}`);
+  }
+  return [job.key ?? randomUUID(), job.kind ?? null, payload, job.d ?? '', job.e ?? '', Math.round(delaySeconds * 1e6)];
+}
+
+function delayUntil(runAfter: Date, fail: (what: string) => never): number {
+  if (!(runAfter instanceof Date) || Number.isNaN(runAfter.getTime())) fail('runAfter must be a valid Date');
+  return Math.max(0, (runAfter.getTime() - Date.now()) / 1000);
+}
