@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
 import { runCli } from './helpers/run-cli.js';
 import { prefill } from './helpers/queue-fixtures.js';
+
+const HANDLERS = fileURLToPath(new URL('../../test/fixtures/', import.meta.url));
 
 let db: TestDatabase;
 before(async () => {
@@ -24,6 +27,12 @@ const cases: Array<{ name: string; args: () => string[]; code: number; stderr: R
   { name: 'an unknown flag', args: () => ['start-processing', '--consumerz', '3', '--database-url', db.url], code: 2, stderr: /^error: unknown option '--consumerz'/ },
   { name: 'an unknown pick', args: () => ['start-processing', '--pick', 'newest', '--database-url', db.url], code: 2, stderr: /argument 'newest' is invalid\. Allowed choices are random-prefix, oldest\./ },
   { name: '--until-empty with unlimited generators', args: () => ['start-processing', '--until-empty', '--database-url', db.url], code: 2, stderr: /^jobq: --until-empty with generators needs --jobs N/ },
+  { name: 'a payload that is not JSON', args: () => ['enqueue', '--payload', '{to: ann}', '--database-url', db.url], code: 2, stderr: /^jobq: --payload is not JSON \(.*\); quote it, e\.g\. --payload '\{"to": "ann"\}'$/ },
+  { name: 'a payload over 64 KiB', args: () => ['enqueue', '--payload', JSON.stringify('x'.repeat(70_000)), '--database-url', db.url], code: 2, stderr: /^jobq: --payload: the payload is 70002 bytes as JSON; the limit is 65536$/ },
+  { name: 'a kind too long', args: () => ['enqueue', '--kind', 'k'.repeat(65), '--database-url', db.url], code: 2, stderr: /^jobq: --payload: kind must be a string of 1-64 characters/ },
+  { name: 'a handler path that does not exist', args: () => ['work', '--handler', './no/such/handler.js', '--database-url', db.url], code: 2, stderr: /^jobq: cannot load handler "\.\/no\/such\/handler\.js": no such file \(.*\)$/ },
+  { name: 'a handler without a function export', args: () => ['work', '--handler', HANDLERS + 'not-a-handler.cjs', '--database-url', db.url], code: 2, stderr: /^jobq: handler ".*not-a-handler\.cjs" exports neither a default function \(async \(job\) => \.\.\.\) nor handleBatch\(jobs\)$/ },
+  { name: 'work without --handler', args: () => ['work', '--database-url', db.url], code: 2, stderr: /^error: required option '--handler <file>' not specified/ },
 ];
 
 for (const { name, args, code, stderr } of cases) {

@@ -31,13 +31,21 @@ test('stats prints every status, the total, the head age and claims per owner', 
   ]);
   assert.match(lines[7]!, /^oldest unclaimed job: \d+\.\d\d s old$/);
   assert.equal(lines[8], 'claimed per owner: consumer 3: 2');
+  assert.deepEqual(lines.slice(9, 11), [
+    '| kind   | unclaimed |   claimed |      done |    failed |',
+    '| (none) |         2 |         2 |         1 |         0 |',
+  ]);
+  assert.match(lines[11]!, /^server: \d+\.\d+\.\d+-MariaDB\S*, default isolation [A-Z-]+ \(jobq uses READ-COMMITTED\), binlog (off|[A-Z]+)$/);
 });
 
 test('stats --json prints one object with stable keys', async () => {
   const result = await runCli(['stats', '--json', '--database-url', db.url]);
   assert.equal(result.code, 0, result.stderr);
   const stats = JSON.parse(result.stdout);
-  assert.deepEqual(Object.keys(stats), ['database', 'table', 'counts', 'total', 'oldestUnclaimedAgeSeconds', 'claimedByOwner']);
+  assert.deepEqual(Object.keys(stats), ['database', 'table', 'counts', 'total', 'byKind', 'oldestUnclaimedAgeSeconds', 'claimedByOwner', 'completedPerSecond', 'server']);
+  assert.deepEqual(stats.byKind, [{ kind: null, counts: { unclaimed: 2, claimed: 2, done: 1, failed: 0 } }]);
+  assert.equal(stats.completedPerSecond, null);
+  assert.deepEqual(Object.keys(stats.server), ['version', 'isolationLevel', 'binlogFormat', 'binlogEnabled']);
   assert.deepEqual(stats.counts, { unclaimed: 2, claimed: 2, done: 1, failed: 0 });
   assert.equal(stats.total, 5);
   assert.equal(typeof stats.oldestUnclaimedAgeSeconds, 'number');
@@ -47,11 +55,12 @@ test('stats --json prints one object with stable keys', async () => {
 test('stats --watch redraws until interrupted', async () => {
   const { startCli } = await import('./helpers/run-cli.js');
   const run = startCli(['stats', '--watch', '0.2', '--database-url', db.url]);
-  await run.waitFor(/(^-- .*\n(?:.*\n){9}){3}/m);
+  await run.waitFor(/(^-- .*\n(?:.*\n){13}){3}/m);
   run.kill('SIGINT');
   const result = await run.done;
   assert.equal(result.code, 0, result.stderr);
   assert.ok((result.stdout.match(/^\| total     \|             5 \|$/gm)?.length ?? 0) >= 3);
+  assert.match(result.stdout, /^completed: 0 jobs\/s since the last reading$/m, 'from the second reading on, the rate');
 });
 
 test('stats on a missing table says to run setup-tables', async () => {

@@ -1,9 +1,11 @@
 import { Command, CommanderError } from 'commander';
 import { ExitCode, JobqError } from '../errors.js';
+import { registerEnqueue } from './commands/enqueue.js';
 import { registerRequeueFailed } from './commands/requeue-failed.js';
 import { registerSetupTables } from './commands/setup-tables.js';
 import { registerStartProcessing } from './commands/start-processing.js';
 import { registerStats } from './commands/stats.js';
+import { registerWork } from './commands/work.js';
 import { paint } from './output.js';
 
 /** The `jobq` program: commander wiring only; each command is a thin layer over JobQueue. */
@@ -22,12 +24,18 @@ Quick start (a local MariaDB or MySQL 8 with root and no password):
   jobq start-processing --duration 10
   jobq stats
 
+Your own jobs:
+  jobq enqueue --kind email --payload '{"to": "ann@example.com"}'
+  jobq work --handler ./handler.js --kind email
+
 Exit codes: 0 ok, 1 unexpected error, 2 bad usage, 3 cannot connect, 4 server too old,
 5 table missing or of the wrong shape, 6 refused to drop rows, 7 a worker crashed, 130 Ctrl-C twice.`,
     );
   registerSetupTables(program);
   registerStartProcessing(program);
   registerStats(program);
+  registerEnqueue(program);
+  registerWork(program);
   registerRequeueFailed(program);
   for (const command of program.commands) command.exitOverride().showHelpAfterError(`(run "jobq ${command.name()} --help" for usage)`);
   return program;

@@ -1,5 +1,5 @@
 import { Chalk, supportsColor } from 'chalk';
-import type { QueueStats } from '../queue/types.js';
+import type { QueueStats, ServerInfo } from '../queue/types.js';
 import { JOB_STATUSES } from '../queue/types.js';
 import type { ProcessingSummary } from '../workers/supervisor.js';
 
@@ -60,28 +60,54 @@ export function formatSeconds(seconds: number): string {
   return seconds < 10 ? `${seconds.toFixed(2)} s` : `${seconds.toFixed(1)} s`;
 }
 
-/** The stats command's text: the status table, the head-of-queue age, claims per owner. */
-export function statsLines(stats: QueueStats, where: string): string[] {
+/** What `stats` shows besides the counts: where, the server, and the rate since the last reading. */
+export interface StatsContext {
+  where: string;
+  server: ServerInfo;
+  /** Jobs completed (deleted or marked done) per second since the previous reading; null on the first. */
+  completedPerSecond: number | null;
+}
+
+/** The stats command's text: the status table, kinds, head-of-queue age, owners, rate, server. */
+export function statsLines(stats: QueueStats, context: StatsContext): string[] {
   const owners = stats.claimedByOwner.map(
     ({ ownerId, count, expired }) => `consumer ${ownerId ?? '?'}: ${count}${expired > 0 ? ` (${expired} lease${expired === 1 ? '' : 's'} expired)` : ''}`,
   );
-  return [
-    paint.bold(`table ${stats.table} in ${where}`),
+  const kindWidth = Math.max(6, ...stats.byKind.map(({ kind }) => (kind ?? '(none)').length));
+  const lines = [
+    paint.bold(`table ${stats.table} in ${context.where}`),
     ...statusTable(stats),
     `oldest unclaimed job: ${stats.headAgeSeconds === null ? 'none waiting' : `${formatSeconds(stats.headAgeSeconds)} old`}`,
     `claimed per owner: ${owners.length === 0 ? 'none' : owners.join(', ')}`,
   ];
+  if (context.completedPerSecond !== null) lines.push(`completed: ${Math.round(context.completedPerSecond)} jobs/s since the last reading`);
+  if (stats.byKind.length > 0) {
+    lines.push(`| ${'kind'.padEnd(kindWidth)} | ${JOB_STATUSES.map((status) => status.padStart(9)).join(' | ')} |`);
+    for (const { kind, counts } of stats.byKind) {
+      lines.push(`| ${(kind ?? '(none)').padEnd(kindWidth)} | ${JOB_STATUSES.map((status) => String(counts[status]).padStart(9)).join(' | ')} |`);
+    }
+  }
+  const { server } = context;
+  lines.push(
+    paint.dim(
+      `server: ${server.version}, default isolation ${server.isolationLevel} (jobq uses READ-COMMITTED), binlog ${server.binlogEnabled ? server.binlogFormat : 'off'}`,
+    ),
+  );
+  return lines;
 }
 
-/** Stable keys for scripts: the same shape as {@link QueueStats}, plus where it was read. */
-export function statsJson(stats: QueueStats, database: string): object {
+/** Stable keys for scripts: the same content as the text. */
+export function statsJson(stats: QueueStats, database: string, context: Omit<StatsContext, 'where'>): object {
   return {
     database,
     table: stats.table,
     counts: stats.counts,
     total: stats.total,
+    byKind: stats.byKind,
     oldestUnclaimedAgeSeconds: stats.headAgeSeconds,
     claimedByOwner: stats.claimedByOwner.map(({ ownerId, count, expired }) => ({ ownerId, count, expiredLeases: expired })),
+    completedPerSecond: context.completedPerSecond,
+    server: context.server,
   };
 }
 
@@ -100,6 +126,7 @@ export function summaryLines(summary: ProcessingSummary): string[] {
     `empty claims = ${summary.emptyClaims} (${emptyPercent.toFixed(1)} %)`,
   ];
   if (summary.lostOwnership > 0) lines.push(paint.yellow(`jobs whose lease ran out before they were deleted (left to their new owner) = ${summary.lostOwnership}`));
+  if (summary.retriedAfterError > 0) lines.push(paint.yellow(`jobs that failed and will be retried = ${summary.retriedAfterError}`));
   if (summary.movedToFailed > 0) lines.push(paint.yellow(`jobs moved to failed (attempts used up) = ${summary.movedToFailed}`));
   if (summary.deadlockRetries + summary.lockWaitRetries > 0) {
     lines.push(`retried transactions = ${summary.deadlockRetries} deadlocks, ${summary.lockWaitRetries} lock wait timeouts`);

@@ -51,19 +51,24 @@ export function openQueue(config: WorkerConfig): Promise<JobQueue> {
   });
 }
 
-/** Runs the worker's main loop; any error becomes a 'fatal' message and a non-zero exit. */
+/**
+ * Runs the worker's main loop; any error becomes a 'fatal' message and a non-zero exit. The child
+ * then exits explicitly, once its last message is out: a user's handler may hold connections or
+ * timers open that would otherwise keep it alive.
+ */
 export function runWorker(main: () => Promise<void>): void {
   main().then(
-    () => {
-      process.disconnect?.();
-      process.exitCode = ExitCode.ok;
-    },
+    () => exitWhenSent(ExitCode.ok),
     (error: unknown) => {
       const exitCode = error instanceof JobqError ? error.exitCode : ExitCode.internal;
       const err = error instanceof Error ? error : new Error(String(error));
       report({ type: 'fatal', message: err.message, exitCode, ...(err.stack !== undefined && { stack: err.stack }) });
-      process.exitCode = exitCode;
-      process.disconnect?.();
+      exitWhenSent(exitCode);
     },
   );
+}
+
+function exitWhenSent(code: number): void {
+  if (process.send === undefined || !process.connected) process.exit(code);
+  process.send({ type: 'exiting' } satisfies ChildMessage, () => process.exit(code));
 }

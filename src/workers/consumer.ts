@@ -1,31 +1,23 @@
 /**
- * A consumer child: claims batches, "processes" them (waits --work-ms), then deletes them (or
- * marks them done), for as long as it is not told to stop. A stop request never interrupts a
- * batch in hand: it is processed and settled first, so a graceful stop leaves nothing claimed.
+ * A consumer child: claims batches, processes them (the user's --handler, or a --work-ms wait),
+ * then deletes them (or marks them done), for as long as it is not told to stop. A stop request
+ * never interrupts a batch in hand: it is processed and settled first, so a graceful stop leaves
+ * nothing claimed.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { JobQueue } from '../queue/job-queue.js';
 import type { Claim } from '../queue/types.js';
 import { openQueue, readConfig, report, runWorker, stopRequests } from './child-runtime.js';
-import type { ConsumerConfig } from './messages.js';
+import { loadHandler, runHandler, type Handler } from './handler-module.js';
 import { IdleBackoff } from './idle-backoff.js';
+import type { ConsumerConfig } from './messages.js';
 
 runWorker(async () => {
   const config = readConfig<ConsumerConfig>('consumer');
   const stop = stopRequests();
+  const handler = config.handler === undefined ? undefined : await loadHandler(config.handler);
   const queue = await openQueue(config);
   const idle = new IdleBackoff();
-  const processBatch = async (claim: Claim): Promise<void> => {
-    if (config.workMs <= 0) return;
-    // A batch that takes longer than half its lease renews it, so a slow but healthy consumer is
-    // never mistaken for a dead one and its jobs never handed to a second consumer meanwhile.
-    const renewEveryMs = (config.leaseSeconds * 1000) / 2;
-    const heartbeat = setInterval(() => void queue.extendLease(claim, config.leaseSeconds).catch(() => undefined), renewEveryMs);
-    try {
-      await sleep(config.workMs);
-    } finally {
-      clearInterval(heartbeat);
-    }
-  };
   const claimOptions = {
     batchSize: config.batchSize,
     pick: config.pick,
@@ -34,6 +26,7 @@ runWorker(async () => {
     maxAttempts: config.maxAttempts,
     keepDone: config.keepDone,
     lane: { index: config.number - 1, count: config.lanes },
+    ...(config.kind !== undefined && { kind: config.kind }),
   };
   try {
     // The batch processed but not yet deleted: it is settled in the same transaction that claims
@@ -60,8 +53,7 @@ runWorker(async () => {
         continue;
       }
       idle.reset();
-      await processBatch(claim);
-      held = claim;
+      held = await withLeaseRenewal(queue, claim, config.leaseSeconds, () => processBatch(queue, claim, config, handler));
     }
     if (held !== undefined) {
       const settlement = await queue.complete(held, { keepDone: config.keepDone });
@@ -73,3 +65,35 @@ runWorker(async () => {
     await queue.close();
   }
 });
+
+/**
+ * Runs the batch; returns what is left to complete. Jobs the handler threw on are failed at once
+ * (back to the queue after a growing delay, or to `failed` when out of attempts).
+ */
+async function processBatch(queue: JobQueue, claim: Claim, config: ConsumerConfig, handler: Handler | undefined): Promise<Claim> {
+  if (handler === undefined) {
+    if (config.workMs > 0) await sleep(config.workMs);
+    return claim;
+  }
+  const failures = await runHandler(handler, claim.jobs, config.concurrency);
+  for (const [id, error] of failures) {
+    const job = claim.jobs.find((j) => j.id === id)!;
+    await queue.fail(claim, error, { ids: [id], maxAttempts: config.maxAttempts, retryDelayMs: config.retryDelayMs });
+    const message = error instanceof Error ? error.message : String(error);
+    report({ type: 'job-failed', id, attempt: job.attempts, error: message, final: job.attempts >= config.maxAttempts });
+  }
+  return failures.size === 0 ? claim : { ...claim, jobs: claim.jobs.filter((job) => !failures.has(job.id)) };
+}
+
+/**
+ * A batch that takes longer than half its lease renews it, so a slow but healthy consumer is never
+ * mistaken for a dead one and its jobs never handed to a second consumer meanwhile.
+ */
+async function withLeaseRenewal<T>(queue: JobQueue, claim: Claim, leaseSeconds: number, work: () => Promise<T>): Promise<T> {
+  const renew = setInterval(() => void queue.extendLease(claim, leaseSeconds).catch(() => undefined), (leaseSeconds * 1000) / 2);
+  try {
+    return await work();
+  } finally {
+    clearInterval(renew);
+  }
+}

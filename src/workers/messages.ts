@@ -23,6 +23,14 @@ export interface ConsumerConfig extends WorkerConnection {
   keepDone: boolean;
   leaseSeconds: number;
   maxAttempts: number;
+  /** The user's module (absolute path) that processes jobs; without it, --work-ms simulates work. */
+  handler?: string;
+  /** Jobs of one claim the handler may run at once. */
+  concurrency: number;
+  /** Claim only jobs of this kind. */
+  kind?: string;
+  /** First retry delay after a handler failure; doubles per attempt. */
+  retryDelayMs: number;
   /** How many consumers share the queue: each claims from its own lane first. */
   lanes: number;
   /** Send each claim's ids (for the claim lines); off with --quiet, which only needs counts. */
@@ -42,6 +50,9 @@ export type ChildMessage =
    * claimed, which happen in one transaction. `ids` is empty unless the supervisor asked for them.
    */
   | { type: 'cycle'; claimed: number; ids: number[]; candidates: number; failedIds: number[]; settled: number; lost: number }
+  | { type: 'job-failed'; id: number; attempt: number; error: string; final: boolean }
   | { type: 'connection'; state: 'lost' | 'restored'; detail: string }
   | { type: 'retries'; deadlocks: number; lockWaits: number }
+  /** The last message: the child exits once it has gone out. */
+  | { type: 'exiting' }
   | { type: 'fatal'; message: string; exitCode: number; stack?: string };

@@ -23,6 +23,16 @@ export interface ProcessingOptions {
   maxAttempts: number;
   /** Claim lines are not wanted (--quiet): consumers report counts only. */
   quiet: boolean;
+  /** The user's module that processes jobs (absolute path); without it, --work-ms simulates work. */
+  handler?: string;
+  /** Jobs of one claim the handler may run at once (default 1). */
+  concurrency?: number;
+  /** Claim only jobs of this kind. */
+  kind?: string;
+  /** First retry delay after a handler failure, doubling per attempt (default 1000). */
+  retryDelayMs?: number;
+  /** With untilEmpty: stop when nothing is due now, leaving delayed jobs for later (`work --once`). */
+  ignoreDelayed?: boolean;
 }
 
 /** What the supervisor tells its caller while it runs; the CLI turns these into lines. */
@@ -30,6 +40,7 @@ export interface ProcessingEvents {
   claimed(consumer: number, ids: readonly number[]): void;
   failedJobs(consumer: number, ids: readonly number[]): void;
   progress(generator: number, counter: number): void;
+  jobFailed(consumer: number, id: number, attempt: number, error: string, final: boolean): void;
   connection(worker: string, state: 'lost' | 'restored', detail: string): void;
   workerExited(worker: string, how: string, next: 'restarting' | 'stopping the run'): void;
 }
@@ -42,6 +53,8 @@ export interface ProcessingSummary {
   claims: number;
   emptyClaims: number;
   movedToFailed: number;
+  /** Handler failures that were sent back to the queue for another attempt. */
+  retriedAfterError: number;
   deadlockRetries: number;
   lockWaitRetries: number;
   crashes: number;
@@ -83,7 +96,7 @@ export class Supervisor {
   private readonly started = Date.now();
   private stopping = false;
   private problem: { message: string; exitCode: ExitCodeValue } | undefined;
-  private readonly totals = { generated: 0, consumed: 0, lost: 0, claims: 0, emptyClaims: 0, failed: 0, deadlocks: 0, lockWaits: 0 };
+  private readonly totals = { generated: 0, consumed: 0, lost: 0, claims: 0, emptyClaims: 0, failed: 0, retried: 0, deadlocks: 0, lockWaits: 0 };
   private readonly timers: NodeJS.Timeout[] = [];
   private firstClaimAt: number | undefined;
   private lastSettleAt: number | undefined;
@@ -110,10 +123,27 @@ export class Supervisor {
       });
     }
     for (let i = 1; i <= options.consumers; i++) {
-      const { url, table, batchSize, pick, workMs, keepDone, leaseSeconds, maxAttempts, quiet } = options;
+      const { url, table, batchSize, pick, workMs, keepDone, leaseSeconds, maxAttempts, quiet, handler, kind } = options;
       this.slots.push({
         name: `consumer ${i}`,
-        config: { role: 'consumer', number: i, url, table, batchSize, pick, workMs, keepDone, leaseSeconds, maxAttempts, reportIds: !quiet, lanes: options.consumers },
+        config: {
+          role: 'consumer',
+          number: i,
+          url,
+          table,
+          batchSize,
+          pick,
+          workMs,
+          keepDone,
+          leaseSeconds,
+          maxAttempts,
+          reportIds: !quiet,
+          lanes: options.consumers,
+          concurrency: options.concurrency ?? 1,
+          retryDelayMs: options.retryDelayMs ?? 1000,
+          ...(handler !== undefined && { handler }),
+          ...(kind !== undefined && { kind }),
+        },
         inserted: 0,
         finished: false,
       });
@@ -132,6 +162,7 @@ export class Supervisor {
       claims: this.totals.claims,
       emptyClaims: this.totals.emptyClaims,
       movedToFailed: this.totals.failed,
+      retriedAfterError: this.totals.retried,
       deadlockRetries: this.totals.deadlocks,
       lockWaitRetries: this.totals.lockWaits,
       crashes: this.crashTimes.length,
@@ -200,6 +231,13 @@ export class Supervisor {
           this.events.failedJobs(number, message.failedIds);
         }
         break;
+      case 'job-failed':
+        if (message.final) this.totals.failed++;
+        else this.totals.retried++;
+        this.events.jobFailed(number, message.id, message.attempt, message.error, message.final);
+        break;
+      case 'exiting':
+        break;
       case 'connection':
         this.events.connection(slot.name, message.state, message.detail);
         break;
@@ -259,7 +297,7 @@ export class Supervisor {
     const generatorsDone = () => this.slots.every((s) => s.config.role !== 'generator' || s.finished);
     const poll = async () => {
       if (this.stopping) return;
-      if (generatorsDone() && !(await queue.hasPendingWork({ includeDelayed: true }))) return this.stop();
+      if (generatorsDone() && !(await queue.hasPendingWork({ includeDelayed: !this.options.ignoreDelayed }))) return this.stop();
       this.timers.push(setTimeout(() => void poll().catch(() => this.timers.push(setTimeout(poll, UNTIL_EMPTY_POLL_MS))), UNTIL_EMPTY_POLL_MS));
     };
     void poll();

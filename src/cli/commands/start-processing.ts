@@ -3,9 +3,8 @@ import { resolveDatabaseUrl } from '../../config/database-url.js';
 import { ExitCode, JobqError } from '../../errors.js';
 import { JobQueue } from '../../queue/job-queue.js';
 import { MAX_BATCH_SIZE, PICKS, type Pick } from '../../queue/types.js';
-import { Supervisor, type ProcessingEvents } from '../../workers/supervisor.js';
 import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
-import { claimLine, LineWriter, paint, progressLine, summaryLines } from '../output.js';
+import { runSupervised } from '../supervised-run.js';
 
 interface StartProcessingOptions extends ConnectionOptions {
   generators: number;
@@ -62,67 +61,25 @@ A second Ctrl-C exits at once; leases give unfinished claims to the next run.`,
       const queue = await JobQueue.open({ url, table: options.table, reconnect: true });
       try {
         await queue.assertReady();
-        const code = await runSupervised(queue, url, options);
-        process.exitCode = code;
+        process.exitCode = await runSupervised(queue, {
+          url,
+          table: options.table,
+          generators: options.generators,
+          consumers: options.consumers,
+          batchSize: options.batchSize,
+          commitEvery: options.commitEvery,
+          untilEmpty: options.untilEmpty ?? false,
+          workMs: options.workMs,
+          pick: options.pick,
+          keepDone: options.keepDone ?? false,
+          leaseSeconds: options.lease,
+          maxAttempts: options.maxAttempts,
+          quiet: options.quiet ?? false,
+          ...(options.jobs !== undefined && { jobs: options.jobs }),
+          ...(options.duration !== undefined && { durationSeconds: options.duration }),
+        });
       } finally {
         await queue.close();
       }
     });
-}
-
-async function runSupervised(queue: JobQueue, url: string, options: StartProcessingOptions): Promise<number> {
-  let supervisor: Supervisor | undefined;
-  const out = new LineWriter(process.stdout, () => supervisor?.stop());
-  const err = new LineWriter(process.stderr);
-  const events: ProcessingEvents = {
-    claimed: (consumer, ids) => out.line(claimLine(consumer, ids)),
-    failedJobs: (consumer, ids) => err.line(paint.yellow(`consumer  ${consumer}: moved to failed after ${options.maxAttempts} attempts: [${ids.join(', ')}]`)),
-    progress: (_generator, counter) => out.line(progressLine(counter)),
-    connection: (worker, state, detail) =>
-      err.line(state === 'lost' ? paint.yellow(`${worker}: lost the connection to the server (${detail}); reconnecting`) : paint.green(`${worker}: connection is back ${detail}`)),
-    workerExited: (worker, how, next) => err.line(paint.red(`${worker} died (${how}); ${next}`)),
-  };
-  supervisor = new Supervisor(
-    {
-      url,
-      table: options.table,
-      generators: options.generators,
-      consumers: options.consumers,
-      batchSize: options.batchSize,
-      commitEvery: options.commitEvery,
-      untilEmpty: options.untilEmpty ?? false,
-      workMs: options.workMs,
-      pick: options.pick,
-      keepDone: options.keepDone ?? false,
-      leaseSeconds: options.lease,
-      maxAttempts: options.maxAttempts,
-      quiet: options.quiet ?? false,
-      ...(options.jobs !== undefined && { jobs: options.jobs }),
-      ...(options.duration !== undefined && { durationSeconds: options.duration }),
-    },
-    events,
-  );
-  let interrupts = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    interrupts++;
-    if (interrupts === 1) {
-      err.line(paint.yellow(`${signal}: stopping; consumers finish the batch in hand (Ctrl-C again to quit at once)`));
-      supervisor?.stop();
-    } else {
-      err.line(paint.red(`${signal} again: quitting now; unfinished claims return to the queue when their lease ends`));
-      supervisor?.kill();
-      process.exit(ExitCode.interrupted);
-    }
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  try {
-    const summary = await supervisor.run(queue);
-    for (const line of summaryLines(summary)) out.line(line);
-    if (summary.problem !== undefined) err.line(paint.red(`jobq: ${summary.problem}`));
-    return summary.exitCode;
-  } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
-  }
 }

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
 import { JobQueue } from '../../queue/job-queue.js';
+import type { QueueStats } from '../../queue/types.js';
 import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
 import { LineWriter, statsJson, statsLines } from '../output.js';
 
@@ -11,7 +12,7 @@ interface StatsOptions extends ConnectionOptions {
 
 export function registerStats(program: Command): void {
   addConnectionOptions(program.command('stats'))
-    .description('count jobs per status, the age of the oldest unclaimed job and claimed jobs per owner')
+    .description('count jobs per status and kind, the age of the oldest unclaimed job, claims per owner, throughput, the server')
     .option('--json', 'print one JSON object (with --watch: one per line)')
     .option('--watch <seconds>', 'redraw every N seconds until Ctrl-C', numberIn(0.1, 86_400, false))
     .addHelpText(
@@ -33,13 +34,18 @@ Examples:
         const redraw = process.stdout.isTTY === true;
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
+        const server = await queue.serverInfo();
+        let previous: { at: number; stats: QueueStats } | undefined;
         do {
           const stats = await queue.stats();
+          const at = performance.now();
+          const completedPerSecond = previous === undefined ? null : completedRate(previous.stats, stats, (at - previous.at) / 1000);
+          previous = { at, stats };
           if (options.json) {
-            out.line(JSON.stringify(statsJson(stats, database)));
+            out.line(JSON.stringify(statsJson(stats, database, { server, completedPerSecond })));
             continue;
           }
-          const lines = statsLines(stats, `${database} at ${host}:${port}`);
+          const lines = statsLines(stats, { where: `${database} at ${host}:${port}`, server, completedPerSecond });
           if (options.watch !== undefined) {
             // On a terminal redraw in place; into a pipe or file, append stamped blocks.
             if (redraw) process.stdout.write('\x1b[H\x1b[2J');
@@ -53,4 +59,15 @@ Examples:
         await queue.close();
       }
     });
+}
+
+/**
+ * Jobs completed (deleted, or marked done) per second between two readings: the ids handed out
+ * meanwhile, less the growth of the jobs still there and not done. An estimate: ids skipped by
+ * the server (re-sent inserts) count as completed.
+ */
+function completedRate(before: QueueStats, after: QueueStats, seconds: number): number {
+  const active = (stats: QueueStats) => stats.counts.unclaimed + stats.counts.claimed + stats.counts.failed;
+  const inserted = after.maxId - before.maxId;
+  return seconds > 0 ? Math.max(0, inserted - (active(after) - active(before))) / seconds : 0;
 }

@@ -1,0 +1,126 @@
+import { createInterface } from 'node:readline';
+import { Option, type Command } from 'commander';
+import { ExitCode, JobqError } from '../../errors.js';
+import { JobQueue } from '../../queue/job-queue.js';
+import { toJobRow } from '../../queue/new-jobs.js';
+import type { EnqueueResult, NewJob } from '../../queue/types.js';
+import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
+import { LineWriter } from '../output.js';
+
+interface EnqueueOptions extends ConnectionOptions {
+  kind?: string;
+  payload?: string;
+  delay?: number;
+  key?: string;
+  stdin?: boolean;
+}
+
+const LINES_PER_CHUNK = 1000;
+
+export function registerEnqueue(program: Command): void {
+  addConnectionOptions(program.command('enqueue'))
+    .description('queue one job from flags, or many from standard input as JSON lines')
+    .option('--kind <kind>', 'the job kind (with --stdin: for lines that name none)')
+    .option('--payload <json>', 'the job payload, any JSON value up to 64 KiB')
+    .addOption(new Option('--delay <seconds>', 'not handed out before this many seconds from now').argParser(numberIn(0, 315_360_000, false)))
+    .option('--key <key>', 'idempotency key: a job with this key is queued once, however often sent')
+    .option('--stdin', 'read jobs from standard input, one JSON object per line: {"kind": ..., "payload": ..., "delay": ..., "key": ...}')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  jobq enqueue --kind email --payload '{"to": "ann@example.com"}'
+  jobq enqueue --kind report --payload '{"day": "2026-11-21"}' --delay 3600
+  jq -c '.[]' jobs.json | jobq enqueue --stdin
+
+With --stdin, jobs go in chunks of ${LINES_PER_CHUNK} lines, each chunk all or nothing. A bad line stops the
+input there: the chunks before it are queued, nothing from its chunk on is written.`,
+    )
+    .action(async (options: EnqueueOptions) => {
+      if (options.stdin && (options.payload !== undefined || options.key !== undefined)) {
+        throw new JobqError('--stdin takes payloads and keys from its lines; leave out --payload and --key', ExitCode.usage);
+      }
+      const single = options.stdin ? undefined : jobFromFlags(options);
+      const queue = await JobQueue.open({ url: options.databaseUrl, table: options.table });
+      try {
+        await queue.assertReady();
+        const result = single === undefined ? await enqueueLines(queue, options) : await queue.enqueueMany([single]);
+        new LineWriter().line(describe(result));
+      } finally {
+        await queue.close();
+      }
+    });
+}
+
+function jobFromFlags(options: EnqueueOptions): NewJob {
+  const job: NewJob = {
+    ...(options.kind !== undefined && { kind: options.kind }),
+    ...(options.delay !== undefined && { delaySeconds: options.delay }),
+    ...(options.key !== undefined && { key: options.key }),
+  };
+  if (options.payload !== undefined) {
+    try {
+      job.payload = JSON.parse(options.payload);
+    } catch (error) {
+      throw new JobqError(`--payload is not JSON (${(error as Error).message}); quote it, e.g. --payload '{"to": "ann"}'`, ExitCode.usage);
+    }
+  }
+  toJobRow(job, '--payload'); // refuse a bad job before connecting
+  return job;
+}
+
+/** Reads JSON lines into chunks; each chunk is checked whole, then queued in one go. */
+async function enqueueLines(queue: JobQueue, options: EnqueueOptions): Promise<EnqueueResult> {
+  const total: EnqueueResult = { count: 0, firstId: null, lastId: null };
+  let chunk: NewJob[] = [];
+  let chunkStart = 1;
+  let lineNumber = 0;
+  const flush = async () => {
+    const result = await queue.enqueueMany(chunk);
+    total.count += result.count;
+    total.firstId = total.firstId ?? result.firstId;
+    total.lastId = result.lastId ?? total.lastId;
+    chunk = [];
+    chunkStart = lineNumber + 1;
+  };
+  for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+    lineNumber++;
+    if (line.trim() === '') continue;
+    try {
+      chunk.push(jobFromLine(line, lineNumber, options));
+    } catch (error) {
+      const before = total.count === 0 ? 'nothing was queued' : `${describe(total)} from the lines before ${chunkStart}`;
+      throw new JobqError(`${(error as Error).message}; ${before}; nothing from line ${chunkStart} on was written`, ExitCode.usage);
+    }
+    if (chunk.length === LINES_PER_CHUNK) await flush();
+  }
+  if (chunk.length > 0) await flush();
+  return total;
+}
+
+function jobFromLine(line: string, lineNumber: number, options: EnqueueOptions): NewJob {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    throw new Error(`line ${lineNumber}: not JSON (${(error as Error).message})`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new Error(`line ${lineNumber}: expected an object like {"kind": "email", "payload": {...}}`);
+  }
+  const fields = value as { kind?: string; payload?: unknown; delay?: number; key?: string };
+  const job: NewJob = {
+    ...(fields.payload !== undefined && { payload: fields.payload }),
+    ...((fields.kind ?? options.kind) !== undefined && { kind: fields.kind ?? options.kind }),
+    ...((fields.delay ?? options.delay) !== undefined && { delaySeconds: fields.delay ?? options.delay }),
+    ...(fields.key !== undefined && { key: fields.key }),
+  };
+  toJobRow(job, `line ${lineNumber}`);
+  return job;
+}
+
+function describe(result: EnqueueResult): string {
+  const jobs = `${result.count} job${result.count === 1 ? '' : 's'}`;
+  if (result.firstId === null) return `queued ${jobs}`;
+  return result.firstId === result.lastId ? `queued ${jobs} (id ${result.firstId})` : `queued ${jobs} (ids ${result.firstId}..${result.lastId})`;
+}

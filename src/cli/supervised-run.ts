@@ -1,0 +1,53 @@
+import { ExitCode } from '../errors.js';
+import type { JobQueue } from '../queue/job-queue.js';
+import { Supervisor, type ProcessingEvents, type ProcessingOptions } from '../workers/supervisor.js';
+import { claimLine, LineWriter, paint, progressLine, summaryLines } from './output.js';
+
+/**
+ * Runs a supervisor in the foreground for `start-processing` and `work`: prints what the workers
+ * report, stops gracefully on the first Ctrl-C/SIGTERM and at once on the second, prints the
+ * summary. Returns the exit code.
+ */
+export async function runSupervised(queue: JobQueue, options: ProcessingOptions): Promise<number> {
+  let supervisor: Supervisor | undefined;
+  const out = new LineWriter(process.stdout, () => supervisor?.stop());
+  const err = new LineWriter(process.stderr);
+  const events: ProcessingEvents = {
+    claimed: (consumer, ids) => out.line(claimLine(consumer, ids)),
+    failedJobs: (consumer, ids) => err.line(paint.yellow(`consumer  ${consumer}: lease ran out ${options.maxAttempts} times, moved to failed: [${ids.join(', ')}]`)),
+    jobFailed: (consumer, id, attempt, error, final) =>
+      err.line(
+        paint.yellow(
+          `consumer  ${consumer}: job ${id} failed (attempt ${attempt} of ${options.maxAttempts}): ${error}; ${final ? 'moved to failed' : 'will be retried'}`,
+        ),
+      ),
+    progress: (_generator, counter) => out.line(progressLine(counter)),
+    connection: (worker, state, detail) =>
+      err.line(state === 'lost' ? paint.yellow(`${worker}: lost the connection to the server (${detail}); reconnecting`) : paint.green(`${worker}: connection is back ${detail}`)),
+    workerExited: (worker, how, next) => err.line(paint.red(`${worker} died (${how}); ${next}`)),
+  };
+  supervisor = new Supervisor(options, events);
+  let interrupts = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupts++;
+    if (interrupts === 1) {
+      err.line(paint.yellow(`${signal}: stopping; consumers finish the batch in hand (Ctrl-C again to quit at once)`));
+      supervisor?.stop();
+    } else {
+      err.line(paint.red(`${signal} again: quitting now; unfinished claims return to the queue when their lease ends`));
+      supervisor?.kill();
+      process.exit(ExitCode.interrupted);
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const summary = await supervisor.run(queue);
+    for (const line of summaryLines(summary)) out.line(line);
+    if (summary.problem !== undefined) err.line(paint.red(`jobq: ${summary.problem}`));
+    return summary.exitCode;
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  }
+}

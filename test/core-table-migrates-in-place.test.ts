@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { JobQueue } from '../src/index.js';
+import { MIGRATIONS } from '../src/queue/sql/schema.js';
+import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
+import { runCli } from './helpers/run-cli.js';
+
+let db: TestDatabase;
+before(async () => {
+  db = await createTestDatabase();
+  // The table as the core version (schema 2) left it, with jobs in every state.
+  for (const migration of MIGRATIONS.filter((m) => m.version <= 2)) await db.admin.query(migration.sql('`jobs`'));
+  await db.admin.query("INSERT INTO jobs (d, e, job_key, status) VALUES ('a', 'b', 'k1', 'unclaimed'), ('c', 'd', 'k2', 'done'), ('e', 'f', 'k3', 'failed')");
+});
+after(async () => db.drop());
+
+test('setup-tables migrates a core-version table in place, keeping its rows', async () => {
+  const stats = await runCli(['stats', '--database-url', db.url]);
+  assert.equal(stats.code, 5);
+  assert.match(stats.stderr, /has schema version 2, this jobq needs 3; run "jobq setup-tables" to migrate it \(rows are kept\)/);
+
+  const result = await runCli(['setup-tables', '--database-url', db.url]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /^migrated table jobs in database \w+ from schema 2 to 3; rows kept$/m);
+  const rows = await db.rows<{ d: string; job_key: string; status: string; kind: null; payload: null }>('SELECT d, job_key, status, kind, payload FROM jobs ORDER BY id');
+  assert.deepEqual(rows.map((r) => [r.d, r.job_key, r.status, r.kind, r.payload]), [
+    ['a', 'k1', 'unclaimed', null, null],
+    ['c', 'k2', 'done', null, null],
+    ['e', 'k3', 'failed', null, null],
+  ]);
+
+  const queue = await JobQueue.open(db.url);
+  try {
+    const claim = await queue.claim({ batchSize: 10 });
+    assert.deepEqual(claim.jobs.map((job) => [job.d, job.kind, job.payload]), [['a', null, null]], 'old jobs are claimable as before');
+    await queue.complete(claim);
+    await queue.enqueue({ kind: 'new', payload: { ok: true } });
+    assert.deepEqual((await queue.claim({ batchSize: 10, kind: 'new' })).jobs.map((job) => job.payload), [{ ok: true }]);
+  } finally {
+    await queue.close();
+  }
+});

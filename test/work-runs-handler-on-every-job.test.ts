@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { after, before, test } from 'node:test';
+import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
+import { runCli } from './helpers/run-cli.js';
+
+const JOBQ = fileURLToPath(new URL('../../bin/jobq.js', import.meta.url));
+const HANDLER = fileURLToPath(new URL('../../test/fixtures/record-ids-handler.mjs', import.meta.url));
+
+let db: TestDatabase;
+before(async () => {
+  db = await createTestDatabase();
+  assert.equal((await runCli(['setup-tables', '--database-url', db.url])).code, 0);
+  await db.admin.query('CREATE TABLE seen (id BIGINT NOT NULL, KEY (id))');
+});
+after(async () => db.drop());
+
+/** Pipes `input` into `jobq enqueue --stdin`. */
+function enqueueStdin(input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [JOBQ, 'enqueue', '--stdin', '--database-url', db.url], { env: { ...process.env, NO_COLOR: '1' } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdin.end(input);
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+test('enqueue --stdin 50,000 lines, then work --once: the handler sees every id exactly once', async () => {
+  const lines = Array.from({ length: 50_000 }, (_, i) => JSON.stringify({ kind: i % 2 ? 'odd' : 'even', payload: { n: i } })).join('\n');
+  const queued = await enqueueStdin(`${lines}\n`);
+  assert.equal(queued.code, 0, queued.stderr);
+  const range = /^queued 50000 jobs \(ids (\d+)\.\.(\d+)\)$/.exec(queued.stdout.trim());
+  assert.ok(range, queued.stdout);
+  const ids = (await db.rows<{ id: number }>('SELECT id FROM jobs ORDER BY id')).map((row) => Number(row.id));
+  assert.equal(ids.length, 50_000);
+  assert.deepEqual([ids[0], ids.at(-1)], [Number(range[1]), Number(range[2])]);
+
+  const work = await runCli(['work', '--handler', HANDLER, '--consumers', '4', '--batch-size', '100', '--once', '-q', '--database-url', db.url], {
+    JOBQ_DATABASE_URL: db.url,
+  });
+  assert.equal(work.code, 0, work.stderr);
+  assert.match(work.stdout, /^jobs consumed = 50000$/m);
+  const [seen] = await db.rows<{ total: number; distinct_: number }>('SELECT COUNT(*) AS total, COUNT(DISTINCT id) AS distinct_ FROM seen');
+  assert.equal(Number(seen!.total), 50_000, 'no job handled twice');
+  assert.equal(Number(seen!.distinct_), 50_000, 'every job handled');
+  const seenIds = (await db.rows<{ id: number }>('SELECT id FROM seen ORDER BY id')).map((row) => Number(row.id));
+  assert.deepEqual(seenIds, ids);
+  assert.equal((await db.rows('SELECT id FROM jobs')).length, 0, 'completed jobs are deleted');
+});
+
+test('a bad line is reported with its number, and nothing from its chunk is written', async () => {
+  const good = Array.from({ length: 1500 }, (_, i) => JSON.stringify({ payload: { n: i } }));
+  good.splice(1200, 0, '{"payload": oops}');
+  const before = (await db.rows('SELECT id FROM jobs')).length;
+  const result = await enqueueStdin(`${good.join('\n')}\n`);
+  assert.equal(result.code, 2);
+  assert.match(result.stderr.trim(), /^jobq: line 1201: not JSON \(.*\); queued 1000 jobs \(ids \d+\.\.\d+\) from the lines before 1001; nothing from line 1001 on was written$/);
+  assert.equal((await db.rows('SELECT id FROM jobs')).length - before, 1000, 'the first chunk is in, the second not at all');
+});
