@@ -1,14 +1,27 @@
+import { resolveDatabaseUrl } from '../config/database-url.js';
 import { ExitCode } from '../errors.js';
-import type { JobQueue } from '../queue/job-queue.js';
+import { JobQueue } from '../queue/job-queue.js';
 import { Supervisor, type ProcessingEvents, type ProcessingOptions } from '../workers/supervisor.js';
+import type { ConnectionOptions } from './options.js';
 import { claimLine, LineWriter, paint, progressLine, summaryLines } from './output.js';
 
 /**
- * Runs a supervisor in the foreground for `start-processing` and `work`: prints what the workers
- * report, stops gracefully on the first Ctrl-C/SIGTERM and at once on the second, prints the
- * summary. Returns the exit code.
+ * Runs a supervisor in the foreground for `start-processing` and `work`: checks the table once,
+ * prints what the workers report, stops gracefully on the first Ctrl-C/SIGTERM and at once on the
+ * second, prints the summary. Returns the exit code.
  */
-export async function runSupervised(queue: JobQueue, options: ProcessingOptions): Promise<number> {
+export async function runSupervised(connection: ConnectionOptions, processing: Omit<ProcessingOptions, 'url' | 'table'>): Promise<number> {
+  const url = resolveDatabaseUrl(connection.databaseUrl);
+  const queue = await JobQueue.open({ url, table: connection.table, reconnect: true });
+  try {
+    await queue.assertReady();
+    return await supervise(queue, { ...processing, url, table: connection.table });
+  } finally {
+    await queue.close();
+  }
+}
+
+async function supervise(queue: JobQueue, options: ProcessingOptions): Promise<number> {
   let supervisor: Supervisor | undefined;
   const out = new LineWriter(process.stdout, () => supervisor?.stop());
   const err = new LineWriter(process.stderr);

@@ -4,12 +4,6 @@ import type { ConnectionSettings } from '../config/database-url.js';
 import { describeConnectError, isConnectionLost, isRetryableLockError } from './server-errors.js';
 import { assertSkipLockedSupported, parseServerVersion, type ServerVersion } from './server-version.js';
 
-/** Something a statement can run on: the database itself, or the transaction in hand. */
-export interface Queryable {
-  /** Runs one statement; `?` placeholders are filled from `values` by the driver, never by hand. */
-  query<T = unknown>(sql: string, values?: unknown[]): Promise<T>;
-}
-
 /** A statement and the values for its `?` placeholders. */
 export type Statement = readonly [sql: string, values?: readonly unknown[]];
 
@@ -105,7 +99,7 @@ export class DatabaseClosedError extends Error {
  * updates name their claim token), which is what makes "reconnect and run it again" correct even
  * when the connection died during a COMMIT whose outcome is unknown.
  */
-export class Database implements Queryable {
+export class Database {
   readonly counters: DatabaseCounters = { deadlockRetries: 0, lockWaitRetries: 0, reconnects: 0 };
   private closed = false;
   /** The reconnect in progress: callers that fail meanwhile wait for it instead of starting another. */
@@ -130,6 +124,10 @@ export class Database implements Queryable {
     return this.options.settings;
   }
 
+  /**
+   * Runs one statement in autocommit; `?` placeholders are filled from `values` by the driver,
+   * never by hand. After a lost connection it reconnects (with `reconnect`) and sends it again.
+   */
   async query<T = unknown>(sql: string, values?: unknown[]): Promise<T> {
     for (;;) {
       try {

@@ -3,6 +3,7 @@ import type { Database, Statement } from '../db/database.js';
 import { ExitCode, JobqError } from '../errors.js';
 import { randomPrefixPattern } from './demo-jobs.js';
 import * as claimSql from './sql/claim.js';
+import * as completeSql from './sql/complete.js';
 import { MAX_BATCH_SIZE, type Claim, type ClaimedJob, type ClaimOptions, type Settlement } from './types.js';
 
 export const DEFAULT_LEASE_SECONDS = 60;
@@ -35,8 +36,22 @@ export async function claimCycle(
   const leaseMicroseconds = Math.round((options.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1e6);
   const candidates = candidatesStatement(table, options, batchSize);
   const owned = previous?.claim.jobs.map((job) => job.id) ?? [];
+  // One token for every attempt, and what the last attempt sent with its COMMIT: if the connection
+  // broke during that COMMIT, its outcome is unknown, and the next attempt looks for its own rows
+  // instead of leaving them stranded until their lease runs out.
+  const token = randomBytes(16);
+  let committing: Claim | undefined;
+  const reconnectsAtStart = db.counters.reconnects;
   return db.transaction(async (tx) => {
-    const token = randomBytes(16);
+    const resumed = db.counters.reconnects !== reconnectsAtStart;
+    if (resumed && committing !== undefined && committing.jobs.length > 0) {
+      const mine = await db.query<Array<{ id: number }>>(claimSql.OWNED_BY_TOKEN_SQL(table), [committing.jobs.map((job) => job.id), token]);
+      if (mine.length > 0) {
+        const ids = new Set(mine.map((row) => Number(row.id)));
+        const settlement = await settlementAfterReconnect(db, table, owned, previous);
+        return { settlement, claim: { ...committing, jobs: committing.jobs.filter((job) => ids.has(job.id)) } };
+      }
+    }
     let settled = 0;
     let found: Array<{ id: number }>;
     if (previous !== undefined && owned.length > 0) {
@@ -47,7 +62,7 @@ export async function claimCycle(
       found = await db.query<Array<{ id: number }>>(candidates[0], [...(candidates[1] ?? [])]);
     }
     if (found.length === 0) found = await findStale(db, table, options, batchSize);
-    const settlement = { settled, lost: owned.length - settled };
+    const settlement = resumed ? await settlementAfterReconnect(db, table, owned, previous) : { settled, lost: owned.length - settled };
     const empty = (candidateCount: number) => ({ settlement, claim: { token, jobs: [], candidates: candidateCount, failedIds: [] } });
     if (found.length === 0) return empty(0);
     const [lockedRows] = await tx.run([claimSql.LOCK_CANDIDATES_SQL(table), [found.map((row) => row.id)]]);
@@ -63,9 +78,22 @@ export async function claimCycle(
     if (jobs.length > 0) {
       writes.push([claimSql.MARK_CLAIMED_SQL(table), [options.ownerId ?? null, token, leaseMicroseconds, jobs.map((job) => job.id)]]);
     }
+    committing = { token, jobs, candidates: found.length, failedIds: exhausted };
     await tx.commitWith(...writes);
-    return { settlement, claim: { token, jobs, candidates: found.length, failedIds: exhausted } };
+    return { settlement, claim: committing };
   });
+}
+
+/**
+ * What settling `previous` came to when a reconnect happened on the way: the statement may have
+ * been committed by the lost attempt (and so changed nothing the second time), so count instead
+ * the rows someone else holds now; the rest were settled by us.
+ */
+export async function settlementAfterReconnect(db: Database, table: string, ids: readonly number[], previous: { claim: Claim } | undefined): Promise<Settlement> {
+  if (previous === undefined || ids.length === 0) return { settled: 0, lost: 0 };
+  const [row] = await db.query<Array<{ others: number }>>(completeSql.HELD_BY_OTHERS_SQL(table), [ids, previous.claim.token]);
+  const lost = Number(row?.others ?? 0);
+  return { settled: ids.length - lost, lost };
 }
 
 function candidatesStatement(table: string, options: ClaimOptions, limit: number): Statement {

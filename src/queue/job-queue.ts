@@ -4,7 +4,7 @@ import { Database, type ConnectionEvent, type DatabaseCounters } from '../db/dat
 import { describeQueryError } from '../db/server-errors.js';
 import type { ServerVersion } from '../db/server-version.js';
 import { ExitCode, JobqError } from '../errors.js';
-import { claimCycle, DEFAULT_MAX_ATTEMPTS, type PendingSettlement } from './claim-cycle.js';
+import { claimCycle, DEFAULT_MAX_ATTEMPTS, settlementAfterReconnect, type PendingSettlement } from './claim-cycle.js';
 import { applyMigrations, assertSchemaCurrent, readSchemaVersion } from './migrate.js';
 import { toJobRow, type JobRow } from './new-jobs.js';
 import { HAS_PENDING_WORK_SQL } from './sql/claim.js';
@@ -306,7 +306,10 @@ export class JobQueue {
     const stranger = ids.find((id) => !held.has(id));
     if (stranger !== undefined) throw new JobqError(`job ${stranger} is not part of this claim`, ExitCode.usage);
     if (ids.length === 0) return { settled: 0, lost: 0 };
+    const reconnects = this.db.counters.reconnects;
     const result = await this.run<{ affectedRows: number }>(sql, [...leading, ids, claim.token]);
+    // Sent twice across a reconnect, the statement may find its work done by the first sending.
+    if (this.db.counters.reconnects !== reconnects) return settlementAfterReconnect(this.db, this.quotedTable, ids, { claim });
     return { settled: result.affectedRows, lost: ids.length - result.affectedRows };
   }
 

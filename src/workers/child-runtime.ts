@@ -35,6 +35,25 @@ export function stopRequests(): { readonly requested: boolean; readonly signal: 
   };
 }
 
+const waitingForTurn: Array<() => void> = [];
+process.on('message', (message: ParentMessage) => message.type === 'go' && waitingForTurn.shift()?.());
+// Without a supervisor nobody hands out turns: whoever waits goes ahead.
+process.on('disconnect', () => waitingForTurn.splice(0).forEach((go) => go()));
+
+/** Runs `work` during a turn granted by the supervisor's ClaimGate (at once without a supervisor). */
+export async function duringTurn<T>(work: () => Promise<T>): Promise<T> {
+  if (process.send === undefined || !process.connected) return work();
+  await new Promise<void>((go) => {
+    waitingForTurn.push(go);
+    report({ type: 'turn' });
+  });
+  try {
+    return await work();
+  } finally {
+    report({ type: 'turn-done' });
+  }
+}
+
 /** Opens the queue with reconnects, telling the supervisor about outages. */
 export function openQueue(config: WorkerConfig): Promise<JobQueue> {
   return JobQueue.open({

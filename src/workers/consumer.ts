@@ -7,7 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobQueue } from '../queue/job-queue.js';
 import type { Claim } from '../queue/types.js';
-import { openQueue, readConfig, report, runWorker, stopRequests } from './child-runtime.js';
+import { duringTurn, openQueue, readConfig, report, runWorker, stopRequests } from './child-runtime.js';
 import { loadHandler, runHandler, type Handler } from './handler-module.js';
 import { IdleBackoff } from './idle-backoff.js';
 import type { ConsumerConfig } from './messages.js';
@@ -33,9 +33,12 @@ runWorker(async () => {
     // the next one (one commit per turn), or on its own when the consumer stops.
     let held: Claim | undefined;
     while (!stop.requested) {
-      const { settlement, claim } = held === undefined
-        ? { settlement: { settled: 0, lost: 0 }, claim: await queue.claim(claimOptions) }
-        : await queue.completeAndClaim(held, claimOptions);
+      const previous = held;
+      const { settlement, claim } = await duringTurn(async () =>
+        previous === undefined
+          ? { settlement: { settled: 0, lost: 0 }, claim: await queue.claim(claimOptions) }
+          : queue.completeAndClaim(previous, claimOptions),
+      );
       held = undefined;
       if (claim.jobs.length + claim.candidates + claim.failedIds.length + settlement.settled + settlement.lost > 0) {
         report({

@@ -40,7 +40,10 @@ export interface ConsumerConfig extends WorkerConnection {
 export type WorkerConfig = GeneratorConfig | ConsumerConfig;
 
 /** Parent to child. */
-export type ParentMessage = { type: 'stop' };
+export type ParentMessage =
+  | { type: 'stop' }
+  /** Your turn to talk to the server (see ClaimGate). */
+  | { type: 'go' };
 
 /** Child to parent. Counts travel per event, so a child killed with -9 loses none already sent. */
 export type ChildMessage =
@@ -53,6 +56,9 @@ export type ChildMessage =
   | { type: 'job-failed'; id: number; attempt: number; error: string; final: boolean }
   | { type: 'connection'; state: 'lost' | 'restored'; detail: string }
   | { type: 'retries'; deadlocks: number; lockWaits: number }
+  /** A consumer asks for a turn at the server, and says when it is over (see ClaimGate). */
+  | { type: 'turn' }
+  | { type: 'turn-done' }
   /** The last message: the child exits once it has gone out. */
   | { type: 'exiting' }
   | { type: 'fatal'; message: string; exitCode: number; stack?: string };

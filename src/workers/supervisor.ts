@@ -1,8 +1,10 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { ExitCode, type ExitCodeValue } from '../errors.js';
 import { JobQueue } from '../queue/job-queue.js';
 import type { Pick, QueueStats } from '../queue/types.js';
+import { ClaimGate } from './claim-gate.js';
 import type { ChildMessage, WorkerConfig } from './messages.js';
 
 export interface ProcessingOptions {
@@ -98,6 +100,7 @@ export class Supervisor {
   private problem: { message: string; exitCode: ExitCodeValue } | undefined;
   private readonly totals = { generated: 0, consumed: 0, lost: 0, claims: 0, emptyClaims: 0, failed: 0, retried: 0, deadlocks: 0, lockWaits: 0 };
   private readonly timers: NodeJS.Timeout[] = [];
+  private readonly gate = new ClaimGate(availableParallelism() + 1);
   private firstClaimAt: number | undefined;
   private lastSettleAt: number | undefined;
   private finish!: () => void;
@@ -198,9 +201,14 @@ export class Supervisor {
     let fatal: Extract<ChildMessage, { type: 'fatal' }> | undefined;
     child.on('message', (message: ChildMessage) => {
       if (message.type === 'fatal') fatal = message;
+      else if (message.type === 'turn') this.gate.acquire(child, () => (child.connected ? child.send({ type: 'go' }) : this.gate.release(child)));
+      else if (message.type === 'turn-done') this.gate.release(child);
       else this.onMessage(slot, message);
     });
-    child.on('exit', (code, signal) => this.onExit(slot, code, signal, fatal));
+    child.on('exit', (code, signal) => {
+      this.gate.releaseAll(child);
+      this.onExit(slot, code, signal, fatal);
+    });
   }
 
   private onMessage(slot: Slot, message: ChildMessage): void {
@@ -237,6 +245,8 @@ export class Supervisor {
         this.events.jobFailed(number, message.id, message.attempt, message.error, message.final);
         break;
       case 'exiting':
+      case 'turn':
+      case 'turn-done':
         break;
       case 'connection':
         this.events.connection(slot.name, message.state, message.detail);

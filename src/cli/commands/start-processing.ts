@@ -1,7 +1,5 @@
 import { Option, type Command } from 'commander';
-import { resolveDatabaseUrl } from '../../config/database-url.js';
 import { ExitCode, JobqError } from '../../errors.js';
-import { JobQueue } from '../../queue/job-queue.js';
 import { MAX_BATCH_SIZE, PICKS, type Pick } from '../../queue/types.js';
 import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
 import { runSupervised } from '../supervised-run.js';
@@ -57,29 +55,20 @@ A second Ctrl-C exits at once; leases give unfinished claims to the next run.`,
       if (options.untilEmpty && options.generators > 0 && options.jobs === undefined && options.duration === undefined) {
         throw new JobqError('--until-empty with generators needs --jobs N (or --duration): unlimited generators never finish', ExitCode.usage);
       }
-      const url = resolveDatabaseUrl(options.databaseUrl);
-      const queue = await JobQueue.open({ url, table: options.table, reconnect: true });
-      try {
-        await queue.assertReady();
-        process.exitCode = await runSupervised(queue, {
-          url,
-          table: options.table,
-          generators: options.generators,
-          consumers: options.consumers,
-          batchSize: options.batchSize,
-          commitEvery: options.commitEvery,
-          untilEmpty: options.untilEmpty ?? false,
-          workMs: options.workMs,
-          pick: options.pick,
-          keepDone: options.keepDone ?? false,
-          leaseSeconds: options.lease,
-          maxAttempts: options.maxAttempts,
-          quiet: options.quiet ?? false,
-          ...(options.jobs !== undefined && { jobs: options.jobs }),
-          ...(options.duration !== undefined && { durationSeconds: options.duration }),
-        });
-      } finally {
-        await queue.close();
-      }
+      process.exitCode = await runSupervised(options, {
+        generators: options.generators,
+        consumers: options.consumers,
+        batchSize: options.batchSize,
+        commitEvery: options.commitEvery,
+        untilEmpty: options.untilEmpty ?? false,
+        workMs: options.workMs,
+        pick: options.pick,
+        keepDone: options.keepDone ?? false,
+        leaseSeconds: options.lease,
+        maxAttempts: options.maxAttempts,
+        quiet: options.quiet ?? false,
+        ...(options.jobs !== undefined && { jobs: options.jobs }),
+        ...(options.duration !== undefined && { durationSeconds: options.duration }),
+      });
     });
 }

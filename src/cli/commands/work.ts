@@ -1,7 +1,5 @@
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { resolveDatabaseUrl } from '../../config/database-url.js';
-import { JobQueue } from '../../queue/job-queue.js';
 import { MAX_BATCH_SIZE } from '../../queue/types.js';
 import { loadHandler } from '../../workers/handler-module.js';
 import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
@@ -52,32 +50,23 @@ Examples:
     .action(async (options: WorkOptions) => {
       const handler = resolve(options.handler);
       await loadHandler(options.handler); // a bad path or a module without a handler fails here, once
-      const url = resolveDatabaseUrl(options.databaseUrl);
-      const queue = await JobQueue.open({ url, table: options.table, reconnect: true });
-      try {
-        await queue.assertReady();
-        process.exitCode = await runSupervised(queue, {
-          url,
-          table: options.table,
-          generators: 0,
-          consumers: options.consumers,
-          batchSize: options.batchSize,
-          commitEvery: 1,
-          untilEmpty: options.once ?? false,
-          ignoreDelayed: true,
-          workMs: 0,
-          pick: 'oldest',
-          keepDone: options.keepDone ?? false,
-          leaseSeconds: options.lease,
-          maxAttempts: options.maxAttempts,
-          quiet: options.quiet ?? false,
-          handler,
-          concurrency: options.concurrency,
-          retryDelayMs: options.retryDelayMs,
-          ...(options.kind !== undefined && { kind: options.kind }),
-        });
-      } finally {
-        await queue.close();
-      }
+      process.exitCode = await runSupervised(options, {
+        generators: 0,
+        consumers: options.consumers,
+        batchSize: options.batchSize,
+        commitEvery: 1,
+        untilEmpty: options.once ?? false,
+        ignoreDelayed: true,
+        workMs: 0,
+        pick: 'oldest',
+        keepDone: options.keepDone ?? false,
+        leaseSeconds: options.lease,
+        maxAttempts: options.maxAttempts,
+        quiet: options.quiet ?? false,
+        handler,
+        concurrency: options.concurrency,
+        retryDelayMs: options.retryDelayMs,
+        ...(options.kind !== undefined && { kind: options.kind }),
+      });
     });
 }

@@ -110,6 +110,10 @@ export const MARK_FAILED_SQL = (table: string) => `
          last_error = COALESCE(last_error, 'lease expired on every attempt')
    WHERE id IN (?)`;
 
+/** Which of these rows a claim token holds: did a COMMIT cut off by a lost connection go through? Params: [ids], token. */
+export const OWNED_BY_TOKEN_SQL = (table: string) => `
+  SELECT id FROM ${table} FORCE INDEX (PRIMARY) WHERE id IN (?) AND claim_token = ?`;
+
 /** Is there work due now (or, with `includeDelayed`, at all)? For --until-empty and --once. Params: none. */
 export const HAS_PENDING_WORK_SQL = (table: string, includeDelayed: boolean) => `
   SELECT EXISTS (SELECT 1 FROM ${table} FORCE INDEX (status_run_after) WHERE status = 'claimed')

@@ -6,6 +6,13 @@
  * connection because the token makes them idempotent.
  */
 
+/**
+ * How many of a claim's rows another claim holds now (NULL tokens, i.e. settled rows, do not
+ * count): the honest "lost" count after a reconnect. Params: [ids], token.
+ */
+export const HELD_BY_OTHERS_SQL = (table: string) => `
+  SELECT COUNT(*) AS others FROM ${table} FORCE INDEX (PRIMARY) WHERE id IN (?) AND claim_token <> ?`;
+
 /** Deletes processed jobs (the article's default). Params: [ids], token. */
 export const DELETE_OWNED_SQL = (table: string) => `
   DELETE j FROM ${table} AS j FORCE INDEX (PRIMARY)
