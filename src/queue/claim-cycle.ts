@@ -6,7 +6,7 @@ import * as claimSql from './sql/claim.js';
 import * as completeSql from './sql/complete.js';
 import { MAX_BATCH_SIZE, type Claim, type ClaimedJob, type ClaimOptions, type Settlement } from './types.js';
 
-export const DEFAULT_LEASE_SECONDS = 60;
+const DEFAULT_LEASE_SECONDS = 60;
 export const DEFAULT_MAX_ATTEMPTS = 5;
 const DEFAULT_STEAL_AFTER_MS = 50;
 
