@@ -1,6 +1,7 @@
 import { JobQueue } from 'jobq';
 
-const queue = await JobQueue.open(process.env.JOBQ_DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/jobq');
+// The URL comes from $JOBQ_DATABASE_URL, ./.env, or mysql://root@127.0.0.1:3306/jobq.
+const queue = await JobQueue.open({ createDatabase: true });
 await queue.setup();
 await queue.enqueueMany([
   { kind: 'email', payload: { to: 'ann@example.com' } },

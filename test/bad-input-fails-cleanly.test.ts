@@ -11,6 +11,7 @@ let db: TestDatabase;
 before(async () => {
   db = await createTestDatabase();
   await prefill(db.url, 10);
+  await db.admin.query('CREATE TABLE not_jobs (id INT PRIMARY KEY, note TEXT)');
 });
 after(async () => db.drop());
 
@@ -22,6 +23,7 @@ const cases: Array<{ name: string; args: () => string[]; code: number; stderr: R
   { name: 'a wrong password', args: () => ['stats', '--database-url', `mysql://jobq_nobody:wrong@127.0.0.1:3306/${db.name}`], code: 3, stderr: /^jobq: access denied for user "jobq_nobody" at 127\.0\.0\.1:3306; check the user and password in --database-url$/ },
   { name: 'an unknown database', args: () => ['stats', '--database-url', 'mysql://root@127.0.0.1:3306/jobq_no_such_db'], code: 3, stderr: /^jobq: database "jobq_no_such_db" does not exist at 127\.0\.0\.1:3306; run "jobq setup-tables" to create it$/ },
   { name: 'a missing table', args: () => ['start-processing', '--table', 'missing', '--database-url', db.url], code: 5, stderr: /^jobq: table "missing" does not exist in database "\w+"; run "jobq setup-tables" first$/ },
+  { name: 'a table of the wrong shape', args: () => ['start-processing', '--table', 'not_jobs', '--database-url', db.url], code: 5, stderr: /^jobq: table "not_jobs" in database "\w+" was not made by jobq \(columns: id,note\); pick another --table or drop it$/ },
   { name: 'a non-numeric flag', args: () => ['start-processing', '--consumers', 'ten', '--database-url', db.url], code: 2, stderr: /^error: option '-c, --consumers <n>' argument 'ten' is invalid\. expected a whole number from 0 to 64, got "ten"\./ },
   { name: 'an out-of-range batch size', args: () => ['start-processing', '--batch-size', '5000', '--database-url', db.url], code: 2, stderr: /argument '5000' is invalid\. expected a whole number from 1 to 1000/ },
   { name: 'an unknown flag', args: () => ['start-processing', '--consumerz', '3', '--database-url', db.url], code: 2, stderr: /^error: unknown option '--consumerz'/ },

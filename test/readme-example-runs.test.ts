@@ -18,8 +18,10 @@ test('the README shows the example file as it is', () => {
   assert.ok(readFileSync(README, 'utf8').includes(`\`\`\`js\n${example}\`\`\``), 'README.md must quote examples/readme-example.mjs verbatim');
 });
 
-test('the README example runs as written and prints what the README says', async () => {
-  const { stdout } = await promisify(execFile)(process.execPath, [EXAMPLE], { env: { ...process.env, JOBQ_DATABASE_URL: db.url } });
+test('the README example runs as written, on a database it creates, and prints what the README says', async (t) => {
+  const fresh = `${db.name}_example`;
+  t.after(async () => void (await db.admin.query(`DROP DATABASE IF EXISTS \`${fresh}\``)));
+  const { stdout } = await promisify(execFile)(process.execPath, [EXAMPLE], { env: { ...process.env, JOBQ_DATABASE_URL: `${db.url}_example` } });
   assert.equal(
     stdout,
     [

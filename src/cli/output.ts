@@ -117,7 +117,7 @@ export function summaryLines(summary: ProcessingSummary): string[] {
   const lines = [
     '',
     paint.bold('summary'),
-    `jobs generated = ${summary.generated}`,
+    ...(summary.generated > 0 ? [`jobs generated = ${summary.generated}`] : []),
     `jobs consumed = ${summary.consumed}`,
     `elapsed = ${summary.elapsedSeconds.toFixed(1)} s`,
     `jobs/s = ${Math.round(rate)}`,

@@ -2,9 +2,12 @@ import { JobQueue } from '../queue/job-queue.js';
 import { ExitCode, JobqError } from '../errors.js';
 import type { ChildMessage, ParentMessage, WorkerConfig } from './messages.js';
 
-/** Sends a message to the supervisor; a child started by hand (no IPC channel) stays quiet. */
+/**
+ * Sends a message to the supervisor. Never throws: a child started by hand (no IPC channel) or
+ * orphaned by a killed supervisor stays quiet and still settles the batch in hand.
+ */
 export function report(message: ChildMessage): void {
-  process.send?.(message);
+  if (process.send !== undefined && process.connected) process.send(message, undefined, undefined, () => undefined);
 }
 
 /** The worker's configuration, handed over by the supervisor as the first argument. */
@@ -15,9 +18,29 @@ export function readConfig<T extends WorkerConfig>(role: T['role']): T {
 }
 
 /**
+ * Calls `then` once the supervisor is gone (kill -9 of the parent). The IPC channel's 'disconnect'
+ * usually says so; the parent pid changing (the orphan is adopted) says so for certain, and was
+ * seen to be needed: an orphan whose channel never reported the disconnect ran on for minutes.
+ */
+function whenSupervisorGone(then: () => void): void {
+  if (process.send === undefined) return;
+  const parent = process.ppid;
+  let gone = false;
+  const once = () => {
+    if (gone) return;
+    gone = true;
+    clearInterval(watch);
+    then();
+  };
+  process.on('disconnect', once);
+  const watch = setInterval(() => process.ppid !== parent && once(), 500).unref();
+}
+
+/**
  * A flag that turns true when the worker should finish what it has in hand and exit: the
- * supervisor's "stop", or SIGINT/SIGTERM (a terminal's Ctrl-C reaches the whole process group,
- * children included, and must not kill a consumer in the middle of a batch).
+ * supervisor's "stop", SIGINT/SIGTERM (a terminal's Ctrl-C reaches the whole process group,
+ * children included, and must not kill a consumer in the middle of a batch), or the supervisor's
+ * death.
  */
 export function stopRequests(): { readonly requested: boolean; readonly signal: AbortSignal } {
   const controller = new AbortController();
@@ -25,8 +48,7 @@ export function stopRequests(): { readonly requested: boolean; readonly signal: 
   process.on('message', (message: ParentMessage) => message.type === 'stop' && stop());
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
-  // The supervisor is gone (kill -9 of the parent): finish the batch and leave.
-  process.on('disconnect', stop);
+  whenSupervisorGone(stop);
   return {
     get requested() {
       return controller.signal.aborted;
@@ -36,13 +58,17 @@ export function stopRequests(): { readonly requested: boolean; readonly signal: 
 }
 
 const waitingForTurn: Array<() => void> = [];
+let supervised = process.send !== undefined;
 process.on('message', (message: ParentMessage) => message.type === 'go' && waitingForTurn.shift()?.());
-// Without a supervisor nobody hands out turns: whoever waits goes ahead.
-process.on('disconnect', () => waitingForTurn.splice(0).forEach((go) => go()));
+// Without a supervisor nobody hands out turns: whoever waits goes ahead, and so does everyone after.
+whenSupervisorGone(() => {
+  supervised = false;
+  waitingForTurn.splice(0).forEach((go) => go());
+});
 
 /** Runs `work` during a turn granted by the supervisor's ClaimGate (at once without a supervisor). */
 export async function duringTurn<T>(work: () => Promise<T>): Promise<T> {
-  if (process.send === undefined || !process.connected) return work();
+  if (!supervised || !process.connected) return work();
   await new Promise<void>((go) => {
     waitingForTurn.push(go);
     report({ type: 'turn' });
