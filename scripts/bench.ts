@@ -17,16 +17,15 @@
  * BENCH_PICK (the drains' --pick, default random-prefix).
  * Writes bench-results/latest.json and bench-results/drain-vs-consumers.svg.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { fileURLToPath } from 'node:url';
 import mysql from 'mysql2/promise';
 import { JobQueue } from '../src/index.js';
 import { MIGRATIONS } from '../src/queue/sql/schema.js';
 import { readServerCounters, readServerSettings, sampleRss, type ServerCounters } from './bench/server-probe.js';
 import { lineChart } from './bench/svg-chart.js';
+import { startCli, type CliResult } from '../test/helpers/run-cli.js';
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 200_000);
 const CONSUMERS = (process.env.BENCH_CONSUMERS ?? '1,2,4,10,16').split(',').map(Number);
@@ -35,7 +34,6 @@ const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 1_000_000);
 const BATCH = 100;
 const MAX_REFERENCE_CONNECTIONS = 10;
 const PICK = process.env.BENCH_PICK ?? 'random-prefix';
-const JOBQ = fileURLToPath(new URL('../../bin/jobq.js', import.meta.url));
 const database = `jobq_bench_${randomBytes(4).toString('hex')}`;
 const url = `mysql://root@127.0.0.1:3306/${database}`;
 
@@ -61,14 +59,12 @@ const delta = (before: ServerCounters, after: ServerCounters, seconds: number) =
   serverCpuPercent: Math.round((100 * (after.cpuSeconds - before.cpuSeconds)) / seconds),
 });
 
-function jobq(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; rss: { peakChildMiB: number } }> {
-  const child = spawn(process.execPath, [JOBQ, ...args, '--database-url', url], { env: { ...process.env, NO_COLOR: '1' } });
-  const rss = sampleRss(child.pid!);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr, rss: rss.stop() })));
+/** Runs the built `jobq` against the bench database, sampling its processes' memory. */
+async function jobq(args: string[]): Promise<CliResult & { rss: { peakChildMiB: number } }> {
+  const run = startCli([...args, '--database-url', url]);
+  const rss = sampleRss(run.pid);
+  const result = await run.done;
+  return { ...result, rss: rss.stop() };
 }
 
 const summaryNumber = (stdout: string, key: string): number => {

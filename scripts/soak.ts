@@ -4,33 +4,19 @@
  * check. Usage: npm run build && node dist/scripts/soak.js [seconds] (default 600).
  * Writes bench-results/soak.json.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import mysql from 'mysql2/promise';
 import { childProcesses } from '../test/helpers/processes.js';
-import { parseClaimLines } from '../test/helpers/run-cli.js';
+import { parseClaimLines, startCli } from '../test/helpers/run-cli.js';
+import { rssMiB } from './bench/server-probe.js';
 
 const seconds = Number(process.argv[2] ?? 600);
-const JOBQ = fileURLToPath(new URL('../../bin/jobq.js', import.meta.url));
 const database = `jobq_soak_${randomBytes(4).toString('hex')}`;
 const url = `mysql://root@127.0.0.1:3306/${database}`;
 
-const rssMiB = (pid: number): number => {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match === null ? 0 : Number(match[1]) / 1024;
-};
-
-function jobq(args: string[]): { pid: number; done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
-  const child = spawn(process.execPath, [JOBQ, ...args, '--database-url', url], { env: { ...process.env, NO_COLOR: '1' } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  return { pid: child.pid!, done: new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr }))) };
-}
+const jobq = (args: string[]) => startCli([...args, '--database-url', url]);
 
 const admin = await mysql.createConnection({ host: '127.0.0.1', user: 'root' });
 try {

@@ -1,5 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import type mysql from 'mysql2/promise';
+import { childProcesses } from '../../test/helpers/processes.js';
 
 /** Server counters a scenario is judged by, read before and after it. */
 export interface ServerCounters {
@@ -47,28 +48,21 @@ export async function readServerSettings(admin: mysql.Connection): Promise<Recor
   return Object.fromEntries((rows as Array<{ Variable_name: string; Value: string }>).map((r) => [r.Variable_name, r.Value]));
 }
 
-/** Samples the RSS of every process under `parentPid` (and itself) until stopped; keeps the peak per pid. */
+/** Resident memory of a process in MiB (0 once it has gone). */
+export function rssMiB(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match === null ? 0 : Number(match[1]) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** Samples the RSS of `parentPid` and every child of it until stopped; keeps the peak per pid. */
 export function sampleRss(parentPid: number, everyMs = 200): { stop(): { peakChildMiB: number; peakParentMiB: number } } {
   const peaks = new Map<number, number>();
-  const rssMiB = (pid: number) => {
-    try {
-      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      return match === null ? 0 : Number(match[1]) / 1024;
-    } catch {
-      return 0;
-    }
-  };
   const sample = () => {
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        if (ppid === parentPid) peaks.set(Number(entry), Math.max(peaks.get(Number(entry)) ?? 0, rssMiB(Number(entry))));
-      } catch {
-        // gone
-      }
-    }
+    for (const { pid } of childProcesses(parentPid)) peaks.set(pid, Math.max(peaks.get(pid) ?? 0, rssMiB(pid)));
     peaks.set(-parentPid, Math.max(peaks.get(-parentPid) ?? 0, rssMiB(parentPid)));
   };
   const timer = setInterval(sample, everyMs);
