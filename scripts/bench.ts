@@ -158,7 +158,7 @@ async function steady(): Promise<Result> {
   const after = await readServerCounters(admin);
   if (run.code !== 0) throw new Error(`steady run failed (${run.code}): ${run.stderr}`);
   const [rows] = await admin.query(
-    `SELECT TIMESTAMPDIFF(MICROSECOND, created_at, owner_date) / 1000 AS ms FROM \`${database}\`.jobs WHERE owner_date IS NOT NULL ORDER BY ms`,
+    `SELECT TIMESTAMPDIFF(MICROSECOND, created_at, owner_date) / 1000 AS ms FROM \`${database}\`.jobs WHERE status = 'done' ORDER BY ms`,
   );
   const latencies = (rows as Array<{ ms: string }>).map((row) => Number(row.ms));
   const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;

@@ -11,29 +11,38 @@ before(async () => {
   // The table as the core version (schema 2) left it, with jobs in every state.
   for (const migration of MIGRATIONS.filter((m) => m.version <= 2)) await db.admin.query(migration.sql('`jobs`'));
   await db.admin.query("INSERT INTO jobs (d, e, job_key, status) VALUES ('a', 'b', 'k1', 'unclaimed'), ('c', 'd', 'k2', 'done'), ('e', 'f', 'k3', 'failed')");
+  // ...and one held by a consumer that died: its lease ran out a minute ago.
+  await db.admin.query(
+    "INSERT INTO jobs (d, e, job_key, status, owner_id, owner_date, claim_token, run_after) VALUES ('g', 'h', 'k4', 'claimed', 7, NOW(6), X'0102', NOW(6) - INTERVAL 1 MINUTE)",
+  );
 });
 after(async () => db.drop());
 
 test('setup-tables migrates a core-version table in place, keeping its rows', async () => {
   const stats = await runCli(['stats', '--database-url', db.url]);
   assert.equal(stats.code, 5);
-  assert.match(stats.stderr, /has schema version 2, this jobq needs 3; run "jobq setup-tables" to migrate it \(rows are kept\)/);
+  assert.match(stats.stderr, /has schema version 2, this jobq needs 4; run "jobq setup-tables" to migrate it \(rows are kept\)/);
 
   const result = await runCli(['setup-tables', '--database-url', db.url]);
   assert.equal(result.code, 0, result.stderr);
-  assert.match(result.stdout, /^migrated table jobs in database \w+ from schema 2 to 3; rows kept$/m);
-  const rows = await db.rows<{ d: string; job_key: string; status: string; kind: null; payload: null }>('SELECT d, job_key, status, kind, payload FROM jobs ORDER BY id');
-  assert.deepEqual(rows.map((r) => [r.d, r.job_key, r.status, r.kind, r.payload]), [
-    ['a', 'k1', 'unclaimed', null, null],
-    ['c', 'k2', 'done', null, null],
-    ['e', 'k3', 'failed', null, null],
+  assert.match(result.stdout, /^migrated table jobs in database \w+ from schema 2 to 4; rows kept$/m);
+  const rows = await db.rows<{ d: string; job_key: string; status: string; kind: null; payload: null; owner_id: number; token: string }>(
+    'SELECT d, job_key, status, kind, payload, owner_id, HEX(claim_token) AS token FROM jobs ORDER BY id',
+  );
+  const nobody = '0'.repeat(32);
+  assert.deepEqual(rows.map((r) => [r.d, r.job_key, r.status, r.kind, r.payload, r.owner_id, r.token]), [
+    ['a', 'k1', 'unclaimed', null, null, 0, nobody],
+    ['c', 'k2', 'done', null, null, 0, nobody],
+    ['e', 'k3', 'failed', null, null, 0, nobody],
+    ['g', 'k4', 'claimed', null, null, 7, `0102${'0'.repeat(28)}`],
   ]);
 
   const queue = await JobQueue.open(db.url);
   try {
     const claim = await queue.claim({ batchSize: 10 });
-    assert.deepEqual(claim.jobs.map((job) => [job.d, job.kind, job.payload]), [['a', null, null]], 'old jobs are claimable as before');
-    await queue.complete(claim);
+    const old = [['a', null, null], ['g', null, null]];
+    assert.deepEqual(claim.jobs.map((job) => [job.d, job.kind, job.payload]), old, 'old jobs, and expired leases, are claimable as before');
+    assert.deepEqual(await queue.complete(claim), { settled: 2, lost: 0 });
     await queue.enqueue({ kind: 'new', payload: { ok: true } });
     assert.deepEqual((await queue.claim({ batchSize: 10, kind: 'new' })).jobs.map((job) => job.payload), [{ ok: true }]);
   } finally {

@@ -47,3 +47,20 @@ test('kill -9 of the parent alone: the workers notice, finish their batch and ex
   const [{ claimed }] = await db.rows<{ claimed: number }>("SELECT COUNT(*) AS claimed FROM jobs WHERE status = 'claimed'");
   assert.equal(Number(claimed), 0, 'the orphans settled their batches before leaving');
 });
+
+test('kill -9 of the parent while its workers are still starting: they notice too and exit', async () => {
+  const run = startCli(['start-processing', '-g', '1', '-c', '3', '--work-ms', '200', '--keep-done', '--database-url', db.url]);
+  let workers: number[] = [];
+  while (workers.length < 4) {
+    await sleep(5);
+    workers = childProcesses(run.pid).map((child) => child.pid);
+  }
+  // Forked, but loading their modules: they have not yet heard from, or listened to, the supervisor.
+  run.kill('SIGKILL');
+  const deadline = Date.now() + 10_000;
+  while (workers.some(isAlive) && Date.now() < deadline) await sleep(50);
+  const orphans = workers.filter(isAlive);
+  for (const pid of orphans) process.kill(pid, 'SIGKILL');
+  await run.done;
+  assert.deepEqual(orphans, [], 'no orphaned worker keeps running');
+});

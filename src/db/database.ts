@@ -229,6 +229,9 @@ async function connectOnce(options: DatabaseOptions): Promise<{ connection: mysq
       // COMMIT): a claim cycle costs three round trips instead of six. Safe here because every
       // value goes through placeholders and the only identifier spliced in is validated.
       multipleStatements: true,
+      // No stack trace captured for every statement: about 6 % of a busy consumer's CPU in a profile;
+      // a failed statement's error is described in one line (and fully with --verbose) anyway.
+      trace: false,
     });
   } catch (error) {
     if (options.reconnect && isConnectionLost(error)) throw error;

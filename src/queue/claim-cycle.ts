@@ -76,7 +76,7 @@ export async function claimCycle(
     const writes: Statement[] = [];
     if (exhausted.length > 0) writes.push([claimSql.MARK_FAILED_SQL(table), [exhausted]]);
     if (jobs.length > 0) {
-      writes.push([claimSql.MARK_CLAIMED_SQL(table), [options.ownerId ?? null, token, leaseMicroseconds, jobs.map((job) => job.id)]]);
+      writes.push([claimSql.MARK_CLAIMED_SQL(table), [options.ownerId ?? 0, token, leaseMicroseconds, jobs.map((job) => job.id)]]);
     }
     committing = { token, jobs, candidates: found.length, failedIds: exhausted };
     await tx.commitWith(...writes);

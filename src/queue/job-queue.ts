@@ -254,25 +254,36 @@ export class JobQueue {
   /** Counts per status and per kind (zeros included), the head-of-queue age and claimed jobs per owner. */
   async stats(): Promise<QueueStats> {
     const zero = () => Object.fromEntries(JOB_STATUSES.map((status) => [status, 0])) as Record<JobStatus, number>;
-    const rows = await this.run<Array<{ kind: string | null; status: JobStatus; count: number }>>(statsSql.COUNT_BY_KIND_AND_STATUS_SQL(this.quotedTable));
+    const rows = await this.run<Array<{ scope: 'all' | 'kind'; kind: string | null; status: JobStatus; count: number }>>(
+      statsSql.COUNT_BY_STATUS_AND_KIND_SQL(this.quotedTable),
+    );
     const counts = zero();
-    const byKind = new Map<string | null, Record<JobStatus, number>>();
+    const withoutKind = zero();
+    const byKind = new Map<string, Record<JobStatus, number>>();
     for (const row of rows) {
-      counts[row.status] += Number(row.count);
-      if (!byKind.has(row.kind)) byKind.set(row.kind, zero());
-      byKind.get(row.kind)![row.status] += Number(row.count);
+      const count = Number(row.count);
+      if (row.scope === 'all') {
+        counts[row.status] += count;
+        withoutKind[row.status] += count;
+      } else {
+        if (!byKind.has(row.kind!)) byKind.set(row.kind!, zero());
+        byKind.get(row.kind!)![row.status] += count;
+        withoutKind[row.status] -= count;
+      }
     }
+    const kinds: QueueStats['byKind'] = [...byKind].map(([kind, kindCounts]) => ({ kind, counts: kindCounts }));
+    if (Object.values(withoutKind).some((n) => n > 0)) kinds.unshift({ kind: null, counts: withoutKind });
     const [head] = await this.run<Array<{ age_us: number | null; max_id: number | null }>>(statsSql.HEAD_AGE_AND_MAX_ID_SQL(this.quotedTable));
-    const owners = await this.run<Array<{ owner_id: number | null; count: number; expired: number }>>(
+    const owners = await this.run<Array<{ owner_id: number; count: number; expired: number }>>(
       statsSql.CLAIMED_BY_OWNER_SQL(this.quotedTable),
     );
     return {
       table: this.table,
       counts,
       total: Object.values(counts).reduce((sum, n) => sum + n, 0),
-      byKind: [...byKind].map(([kind, kindCounts]) => ({ kind, counts: kindCounts })),
+      byKind: kinds,
       headAgeSeconds: head?.age_us === null || head?.age_us === undefined ? null : Math.max(0, Number(head.age_us)) / 1e6,
-      claimedByOwner: owners.map((row) => ({ ownerId: row.owner_id, count: Number(row.count), expired: Number(row.expired) })),
+      claimedByOwner: owners.map((row) => ({ ownerId: row.owner_id === 0 ? null : row.owner_id, count: Number(row.count), expired: Number(row.expired) })),
       maxId: Number(head?.max_id ?? 0),
     };
   }

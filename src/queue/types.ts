@@ -58,7 +58,7 @@ export interface ClaimOptions {
   pick?: Pick;
   /** Seconds the jobs stay ours; after that another consumer may claim them again. */
   leaseSeconds?: number;
-  /** A number to record as `owner_id` (the consumer's number in the article). */
+  /** A number from 1 up to record as `owner_id` (the consumer's number in the article); 0, the default, is nobody. */
   ownerId?: number;
   /** A job claimed this often already goes to `failed` instead of being claimed again. */
   maxAttempts?: number;
@@ -98,6 +98,7 @@ export interface QueueStats {
   byKind: Array<{ kind: string | null; counts: Record<JobStatus, number> }>;
   /** Seconds since the job at the head of the queue was inserted; null when nothing waits. */
   headAgeSeconds: number | null;
+  /** Claimed jobs per owner (null: claimed without an `ownerId`). */
   claimedByOwner: Array<{ ownerId: number | null; count: number; expired: number }>;
   /** The highest id given out so far (for throughput between two readings); 0 for an empty table. */
   maxId: number;

@@ -1,6 +1,6 @@
 import { JobQueue } from '../queue/job-queue.js';
 import { ExitCode, JobqError } from '../errors.js';
-import type { ChildMessage, ParentMessage, WorkerConfig } from './messages.js';
+import { SUPERVISOR_PID_ENV, type ChildMessage, type ParentMessage, type WorkerConfig } from './messages.js';
 
 /**
  * Sends a message to the supervisor. Never throws: a child started by hand (no IPC channel) or
@@ -21,10 +21,13 @@ export function readConfig<T extends WorkerConfig>(role: T['role']): T {
  * Calls `then` once the supervisor is gone (kill -9 of the parent). The IPC channel's 'disconnect'
  * usually says so; the parent pid changing (the orphan is adopted) says so for certain, and was
  * seen to be needed: an orphan whose channel never reported the disconnect ran on for minutes.
+ * The supervisor's pid comes from the supervisor: a worker still loading when the supervisor died
+ * has missed the 'disconnect' and would read its adopter's pid as its parent's. Such a worker
+ * finds its channel closed or its parent changed at once.
  */
 function whenSupervisorGone(then: () => void): void {
   if (process.send === undefined) return;
-  const parent = process.ppid;
+  const supervisor = Number(process.env[SUPERVISOR_PID_ENV] ?? process.ppid);
   let gone = false;
   const once = () => {
     if (gone) return;
@@ -32,8 +35,10 @@ function whenSupervisorGone(then: () => void): void {
     clearInterval(watch);
     then();
   };
+  const orphaned = () => !process.connected || process.ppid !== supervisor;
   process.on('disconnect', once);
-  const watch = setInterval(() => process.ppid !== parent && once(), 500).unref();
+  const watch = setInterval(() => orphaned() && once(), 500).unref();
+  if (orphaned()) setImmediate(once);
 }
 
 /**

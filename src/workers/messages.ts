@@ -62,3 +62,6 @@ export type ChildMessage =
   /** The last message: the child exits once it has gone out. */
   | { type: 'exiting' }
   | { type: 'fatal'; message: string; exitCode: number; stack?: string };
+
+/** The environment variable in which the supervisor tells its workers its pid. */
+export const SUPERVISOR_PID_ENV = 'JOBQ_SUPERVISOR_PID';

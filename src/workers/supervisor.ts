@@ -5,7 +5,7 @@ import { ExitCode, type ExitCodeValue } from '../errors.js';
 import { JobQueue } from '../queue/job-queue.js';
 import type { Pick, QueueStats } from '../queue/types.js';
 import { ClaimGate } from './claim-gate.js';
-import type { ChildMessage, WorkerConfig } from './messages.js';
+import { SUPERVISOR_PID_ENV, type ChildMessage, type WorkerConfig } from './messages.js';
 
 export interface ProcessingOptions {
   url: string;
@@ -197,7 +197,11 @@ export class Supervisor {
     const config = slot.config.role === 'generator' && slot.config.quota !== undefined
       ? { ...slot.config, quota: slot.config.quota - slot.inserted }
       : slot.config;
-    const child = fork(workerScript(config.role), [JSON.stringify(config)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: WORKER_NODE_OPTIONS });
+    const child = fork(workerScript(config.role), [JSON.stringify(config)], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      execArgv: WORKER_NODE_OPTIONS,
+      env: { ...process.env, [SUPERVISOR_PID_ENV]: String(process.pid) },
+    });
     slot.child = child;
     let fatal: Extract<ChildMessage, { type: 'fatal' }> | undefined;
     child.on('message', (message: ChildMessage) => {

@@ -23,9 +23,20 @@
 // A job whose own lane's consumer is busy or gone is not stranded: once it has waited longer than
 // the steal delay, any consumer whose lane is empty takes it (candidatesStaleSql).
 
-/** Which index a candidate query reads, and the filter that goes with it. */
+/**
+ * Which index a candidate query reads, and the columns it filters on there. The kind index holds
+ * copies of status and run_after that are set only for jobs with a kind (see schema 4).
+ */
 const scope = (byKind: boolean) =>
-  byKind ? { index: 'kind_status_run_after', where: 'kind = ? AND ' } : { index: 'status_run_after', where: '' };
+  byKind
+    ? { index: 'kind_status_run_after', kind: 'kind = ? AND ', status: 'kind_status', runAfter: 'kind_run_after' }
+    : { index: 'status_run_after', kind: '', status: 'status', runAfter: 'run_after' };
+
+/** `[kind = ? AND] status = '<status>' AND run_after <= NOW(6)[ - slack]`, on the scope's columns. */
+const dueIn = (byKind: boolean, status: 'unclaimed' | 'claimed', slack = '') => {
+  const { kind, status: statusColumn, runAfter } = scope(byKind);
+  return `${kind}${statusColumn} = '${status}' AND ${runAfter} <= NOW(6)${slack}`;
+};
 
 /** A job may be handed out when it is waiting and due, or claimed with its lease run out. */
 const CLAIMABLE = `status IN ('unclaimed', 'claimed') AND run_after <= NOW(6)`;
@@ -33,14 +44,14 @@ const CLAIMABLE = `status IN ('unclaimed', 'claimed') AND run_after <= NOW(6)`;
 /** Params: [kind,] limit. */
 const expiredLeases = (table: string, byKind: boolean) => `
   (SELECT id FROM ${table} FORCE INDEX (${scope(byKind).index})
-    WHERE ${scope(byKind).where}status = 'claimed' AND run_after <= NOW(6)
-    ORDER BY run_after, id LIMIT ?)`;
+    WHERE ${dueIn(byKind, 'claimed')}
+    ORDER BY ${scope(byKind).runAfter}, id LIMIT ?)`;
 
 /** Params: [kind,] lanes, lane, limit. */
 const oldestWaitingInLane = (table: string, byKind: boolean) => `
   (SELECT id FROM ${table} FORCE INDEX (${scope(byKind).index})
-    WHERE ${scope(byKind).where}status = 'unclaimed' AND run_after <= NOW(6) AND id MOD ? = ?
-    ORDER BY run_after, id LIMIT ?)`;
+    WHERE ${dueIn(byKind, 'unclaimed')} AND id MOD ? = ?
+    ORDER BY ${scope(byKind).runAfter}, id LIMIT ?)`;
 
 /**
  * Candidate ids, oldest first, from the consumer's lane; expired leases (the oldest work there is)
@@ -54,15 +65,15 @@ export const candidatesOldestSql = (table: string, byKind: boolean) => `
 
 /**
  * The article's pick: waiting jobs of the consumer's lane whose `d` starts with a given letter, a
- * range on (status, d); topped up with the lane's oldest waiting jobs in the same round trip, so
+ * range on the article's (d) with the status checked on the row; topped up with the lane's oldest waiting jobs in the same round trip, so
  * that an unlucky letter never leaves a consumer idle while work waits. UNION drops ids found twice.
  * Params: limit, 'x%', lanes, lane, limit, lanes, lane, limit, limit.
  */
 export const candidatesPrefixSql = (table: string) => `
   ${expiredLeases(table, false)}
   UNION
-  (SELECT id FROM ${table} FORCE INDEX (status_d)
-    WHERE status = 'unclaimed' AND d LIKE ? AND run_after <= NOW(6) AND id MOD ? = ?
+  (SELECT id FROM ${table} FORCE INDEX (d)
+    WHERE d LIKE ? AND id MOD ? = ? AND status = 'unclaimed' AND run_after <= NOW(6)
     LIMIT ?)
   UNION
   ${oldestWaitingInLane(table, false)}
@@ -76,8 +87,8 @@ export const candidatesPrefixSql = (table: string) => `
  */
 export const candidatesStaleSql = (table: string, byKind: boolean) => `
   SELECT id FROM ${table} FORCE INDEX (${scope(byKind).index})
-   WHERE ${scope(byKind).where}status = 'unclaimed' AND run_after <= NOW(6) - INTERVAL ? MICROSECOND
-   ORDER BY run_after, id LIMIT ?`;
+   WHERE ${dueIn(byKind, 'unclaimed', ' - INTERVAL ? MICROSECOND')}
+   ORDER BY ${scope(byKind).runAfter}, id LIMIT ?`;
 
 /**
  * Locks those candidates nobody else holds and that are still claimable (re-checked on the
@@ -106,7 +117,7 @@ export const MARK_CLAIMED_SQL = (table: string) => `
  */
 export const MARK_FAILED_SQL = (table: string) => `
   UPDATE ${table} FORCE INDEX (PRIMARY)
-     SET status = 'failed', claim_token = NULL,
+     SET status = 'failed', claim_token = DEFAULT,
          last_error = COALESCE(last_error, 'lease expired on every attempt')
    WHERE id IN (?)`;
 

@@ -7,11 +7,12 @@
  */
 
 /**
- * How many of a claim's rows another claim holds now (NULL tokens, i.e. settled rows, do not
- * count): the honest "lost" count after a reconnect. Params: [ids], token.
+ * How many of a claim's rows another claim holds now (the all-zero default token, i.e. settled
+ * rows, does not count): the honest "lost" count after a reconnect. Params: [ids], token.
  */
 export const HELD_BY_OTHERS_SQL = (table: string) => `
-  SELECT COUNT(*) AS others FROM ${table} FORCE INDEX (PRIMARY) WHERE id IN (?) AND claim_token <> ?`;
+  SELECT COUNT(*) AS others FROM ${table} FORCE INDEX (PRIMARY)
+   WHERE id IN (?) AND claim_token NOT IN (?, DEFAULT(claim_token))`;
 
 /** Deletes processed jobs (the article's default). Params: [ids], token. */
 export const DELETE_OWNED_SQL = (table: string) => `
@@ -21,13 +22,13 @@ export const DELETE_OWNED_SQL = (table: string) => `
 /** Keeps processed jobs as `done` (the article's debugging mode). Params: [ids], token. */
 export const MARK_DONE_SQL = (table: string) => `
   UPDATE ${table} FORCE INDEX (PRIMARY)
-     SET status = 'done', claim_token = NULL
+     SET status = 'done', claim_token = DEFAULT
    WHERE id IN (?) AND claim_token = ?`;
 
 /** Hands jobs back, waiting again from now. Params: [ids], token. */
 export const RELEASE_OWNED_SQL = (table: string) => `
   UPDATE ${table} FORCE INDEX (PRIMARY)
-     SET status = 'unclaimed', claim_token = NULL, owner_id = NULL, owner_date = NULL,
+     SET status = 'unclaimed', claim_token = DEFAULT, owner_id = DEFAULT, owner_date = NOW(6),
          run_after = NOW(6)
    WHERE id IN (?) AND claim_token = ?`;
 
@@ -40,8 +41,8 @@ export const EXTEND_LEASE_SQL = (table: string) => `
 /** Puts failed jobs back in the queue with fresh attempts. Params: none or [ids]. */
 export const REQUEUE_FAILED_SQL = (table: string, byIds: boolean) => `
   UPDATE ${table}
-     SET status = 'unclaimed', attempts = 0, claim_token = NULL, owner_id = NULL,
-         owner_date = NULL, run_after = NOW(6)
+     SET status = 'unclaimed', attempts = 0, claim_token = DEFAULT, owner_id = DEFAULT,
+         owner_date = NOW(6), run_after = NOW(6)
    WHERE status = 'failed'${byIds ? ' AND id IN (?)' : ''}`;
 
 /**
@@ -55,5 +56,5 @@ export const FAIL_OWNED_SQL = (table: string) => `
      SET status = IF(attempts >= ?, 'failed', 'unclaimed'),
          run_after = IF(attempts >= ?, run_after,
                         NOW(6) + INTERVAL CAST(LEAST(? * POW(2, attempts - 1), 3600000000) AS UNSIGNED) MICROSECOND),
-         last_error = ?, claim_token = NULL
+         last_error = ?, claim_token = DEFAULT
    WHERE id IN (?) AND claim_token = ?`;

@@ -1,7 +1,19 @@
-/** Counts per kind and status; a covering scan of (kind, status, run_after). */
-export const COUNT_BY_KIND_AND_STATUS_SQL = (table: string) => `
-  SELECT kind, status, COUNT(*) AS count FROM ${table} FORCE INDEX (kind_status_run_after)
-   GROUP BY kind, status ORDER BY kind, status`;
+/**
+ * Counts per status over all jobs, and per kind and status over jobs that have a kind; the jobs
+ * without a kind are the difference. Both are covering index scans: the kind index holds a copy
+ * of status that is NULL for jobs without a kind (schema 4), so it cannot count those itself.
+ * One statement, so both parts see the same snapshot.
+ */
+export const COUNT_BY_STATUS_AND_KIND_SQL = (table: string) => `
+  SELECT 'all' AS scope, NULL AS kind, status, COUNT(*) AS count
+    FROM ${table} FORCE INDEX (status_run_after)
+   GROUP BY status
+  UNION ALL
+  SELECT 'kind', kind, kind_status, COUNT(*)
+    FROM ${table} FORCE INDEX (kind_status_run_after)
+   WHERE kind IS NOT NULL
+   GROUP BY kind, kind_status
+   ORDER BY scope, kind, status`;
 
 /**
  * Age in microseconds of the job at the head of the queue (the first one due, by the claim
