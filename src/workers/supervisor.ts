@@ -82,9 +82,11 @@ interface Slot {
 }
 
 // A worker holds one connection and one batch: V8's default 16 MiB semi-spaces are most of its
-// RSS. Measured in the bench: 75 MiB peak per worker with the default, 62-68 with 2 MiB, 59-63
-// with 1 MiB, at no measurable cost in jobs/s.
-const WORKER_NODE_OPTIONS = ['--max-semi-space-size=1'];
+// RSS. Measured in the bench: 75 MiB peak per worker with the default, 62-68 with 2 MiB, 59-69
+// with 1 MiB (the more jobs a worker moves, the higher). V8's helper threads (concurrent GC and
+// compilation) took 3-4 MiB more: without them, 60-62 MiB after a million jobs, at no
+// measurable cost in jobs/s. About 41 MiB of that is the node binary's own mapped pages.
+const WORKER_NODE_OPTIONS = ['--max-semi-space-size=1', '--single-threaded'];
 
 const workerScript = (role: WorkerConfig['role']) => fileURLToPath(new URL(`./${role}.js`, import.meta.url));
 
