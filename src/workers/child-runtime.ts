@@ -1,5 +1,6 @@
 import { JobQueue } from '../queue/job-queue.js';
 import { ExitCode, JobqError } from '../errors.js';
+import type { Lane } from './claim-gate.js';
 import { SUPERVISOR_PID_ENV, type ChildMessage, type ParentMessage, type WorkerConfig } from './messages.js';
 
 /**
@@ -62,24 +63,27 @@ export function stopRequests(): { readonly requested: boolean; readonly signal: 
   };
 }
 
-const waitingForTurn: Array<() => void> = [];
+const waitingForTurn: Array<(lane: Lane | undefined) => void> = [];
 let supervised = process.send !== undefined;
-process.on('message', (message: ParentMessage) => message.type === 'go' && waitingForTurn.shift()?.());
+process.on('message', (message: ParentMessage) => message.type === 'go' && waitingForTurn.shift()?.(message.lane));
 // Without a supervisor nobody hands out turns: whoever waits goes ahead, and so does everyone after.
 whenSupervisorGone(() => {
   supervised = false;
-  waitingForTurn.splice(0).forEach((go) => go());
+  waitingForTurn.splice(0).forEach((go) => go(undefined));
 });
 
-/** Runs `work` during a turn granted by the supervisor's ClaimGate (at once without a supervisor). */
-export async function duringTurn<T>(work: () => Promise<T>): Promise<T> {
-  if (!supervised || !process.connected) return work();
-  await new Promise<void>((go) => {
+/**
+ * Runs `work` during a turn granted by the supervisor's ClaimGate, with the lane that comes with
+ * it; at once and without a lane when there is no supervisor.
+ */
+export async function duringTurn<T>(work: (lane: Lane | undefined) => Promise<T>): Promise<T> {
+  if (!supervised || !process.connected) return work(undefined);
+  const lane = await new Promise<Lane | undefined>((go) => {
     waitingForTurn.push(go);
     report({ type: 'turn' });
   });
   try {
-    return await work();
+    return await work(lane);
   } finally {
     report({ type: 'turn-done' });
   }

@@ -25,7 +25,6 @@ runWorker(async () => {
     leaseSeconds: config.leaseSeconds,
     maxAttempts: config.maxAttempts,
     keepDone: config.keepDone,
-    lane: { index: config.number - 1, count: config.lanes },
     ...(config.kind !== undefined && { kind: config.kind }),
   };
   try {
@@ -34,11 +33,12 @@ runWorker(async () => {
     let held: Claim | undefined;
     while (!stop.requested) {
       const previous = held;
-      const { settlement, claim } = await duringTurn(async () =>
-        previous === undefined
-          ? { settlement: { settled: 0, lost: 0 }, claim: await queue.claim(claimOptions) }
-          : queue.completeAndClaim(previous, claimOptions),
-      );
+      const { settlement, claim } = await duringTurn(async (lane) => {
+        const options = lane === undefined ? claimOptions : { ...claimOptions, lane };
+        return previous === undefined
+          ? { settlement: { settled: 0, lost: 0 }, claim: await queue.claim(options) }
+          : queue.completeAndClaim(previous, options);
+      });
       held = undefined;
       if (claim.jobs.length + claim.candidates + claim.failedIds.length + settlement.settled + settlement.lost > 0) {
         report({

@@ -1,4 +1,5 @@
 import type { Pick } from '../queue/types.js';
+import type { Lane } from './claim-gate.js';
 
 /** What every worker child needs to connect. */
 export interface WorkerConnection {
@@ -31,8 +32,6 @@ export interface ConsumerConfig extends WorkerConnection {
   kind?: string;
   /** First retry delay after a handler failure; doubles per attempt. */
   retryDelayMs: number;
-  /** How many consumers share the queue: each claims from its own lane first. */
-  lanes: number;
   /** Send each claim's ids (for the claim lines); off with --quiet, which only needs counts. */
   reportIds: boolean;
 }
@@ -42,8 +41,8 @@ export type WorkerConfig = GeneratorConfig | ConsumerConfig;
 /** Parent to child. */
 export type ParentMessage =
   | { type: 'stop' }
-  /** Your turn to talk to the server (see ClaimGate). */
-  | { type: 'go' };
+  /** Your turn to talk to the server, claiming from this lane first (see ClaimGate). */
+  | { type: 'go'; lane: Lane };
 
 /** Child to parent. Counts travel per event, so a child killed with -9 loses none already sent. */
 export type ChildMessage =

@@ -103,7 +103,7 @@ export class Supervisor {
   private problem: { message: string; exitCode: ExitCodeValue } | undefined;
   private readonly totals = { generated: 0, consumed: 0, lost: 0, claims: 0, emptyClaims: 0, failed: 0, retried: 0, deadlocks: 0, lockWaits: 0 };
   private readonly timers: NodeJS.Timeout[] = [];
-  private readonly gate = new ClaimGate(availableParallelism() + 1);
+  private readonly gate: ClaimGate;
   private firstClaimAt: number | undefined;
   private lastSettleAt: number | undefined;
   private finish!: () => void;
@@ -112,7 +112,9 @@ export class Supervisor {
   constructor(
     private readonly options: ProcessingOptions,
     private readonly events: ProcessingEvents,
-  ) {}
+  ) {
+    this.gate = new ClaimGate(Math.max(1, Math.min(availableParallelism() + 1, options.consumers)));
+  }
 
   /** Runs until the children have all exited, then returns the summary with fresh queue stats. */
   async run(queue: JobQueue): Promise<ProcessingSummary> {
@@ -144,7 +146,6 @@ export class Supervisor {
           leaseSeconds,
           maxAttempts,
           reportIds: !quiet,
-          lanes: options.consumers,
           concurrency: options.concurrency ?? 1,
           retryDelayMs: options.retryDelayMs ?? 1000,
           ...(handler !== undefined && { handler }),
@@ -208,7 +209,7 @@ export class Supervisor {
     let fatal: Extract<ChildMessage, { type: 'fatal' }> | undefined;
     child.on('message', (message: ChildMessage) => {
       if (message.type === 'fatal') fatal = message;
-      else if (message.type === 'turn') this.gate.acquire(child, () => (child.connected ? child.send({ type: 'go' }) : this.gate.release(child)));
+      else if (message.type === 'turn') this.gate.acquire(child, (lane) => (child.connected ? child.send({ type: 'go', lane }) : this.gate.release(child)));
       else if (message.type === 'turn-done') this.gate.release(child);
       else this.onMessage(slot, message);
     });
