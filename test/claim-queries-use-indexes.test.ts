@@ -35,11 +35,11 @@ test('the oldest-first candidate query reads (status, run_after) ranges, never t
   }
 });
 
-test("the article's random-prefix candidate query reads a (d) range", async () => {
+test("the article's random-prefix candidate query reads a (status, d) range", async () => {
   const plan = tableRows(await explain(claimSql.candidatesPrefixSql(table), [100, 'a%', 10, 3, 100, 10, 3, 100, 100]));
   assert.deepEqual(plan.map((row) => [row.key, row.type]), [
     ['status_run_after', 'range'],
-    ['d', 'range'],
+    ['status_d', 'range'],
     ['status_run_after', 'range'],
   ]);
 });

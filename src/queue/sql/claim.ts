@@ -20,8 +20,9 @@
 // with the article's random first letter, 11,600 jobs/s with 23 % empty claims; with lanes,
 // 3 % empty claims, only the tail of a drain being contended. The lane filter is checked on the
 // index entries themselves (InnoDB secondary indexes carry the primary key): no row lookups.
-// A job whose own lane's consumer is busy or gone is not stranded: once it has waited longer than
-// the steal delay, any consumer whose lane is empty takes it (candidatesStaleSql).
+// Supervised consumers get their lane with each claim turn (see ClaimGate), other callers choose.
+// A lane nobody claims from for a while is not stranded: once a job has waited longer than the
+// steal delay, any claim that finds its own lane empty takes it (candidatesStaleSql).
 
 /**
  * Which index a candidate query reads, and the columns it filters on there. The kind index holds
@@ -65,15 +66,15 @@ export const candidatesOldestSql = (table: string, byKind: boolean) => `
 
 /**
  * The article's pick: waiting jobs of the consumer's lane whose `d` starts with a given letter, a
- * range on the article's (d) with the status checked on the row; topped up with the lane's oldest waiting jobs in the same round trip, so
+ * range on (status, d); topped up with the lane's oldest waiting jobs in the same round trip, so
  * that an unlucky letter never leaves a consumer idle while work waits. UNION drops ids found twice.
  * Params: limit, 'x%', lanes, lane, limit, lanes, lane, limit, limit.
  */
 export const candidatesPrefixSql = (table: string) => `
   ${expiredLeases(table, false)}
   UNION
-  (SELECT id FROM ${table} FORCE INDEX (d)
-    WHERE d LIKE ? AND id MOD ? = ? AND status = 'unclaimed' AND run_after <= NOW(6)
+  (SELECT id FROM ${table} FORCE INDEX (status_d)
+    WHERE status = 'unclaimed' AND d LIKE ? AND run_after <= NOW(6) AND id MOD ? = ?
     LIMIT ?)
   UNION
   ${oldestWaitingInLane(table, false)}
