@@ -22,10 +22,20 @@ export interface Lane {
  * consumer's next turn, which with ten consumers sharing three turns came every 41 ms (steady
  * state, 2 generators, 10 consumers): 27 ms median and 53 ms p95 from insert to claim. A lane per
  * turn is claimed from as often as any turn starts.
+ *
+ * Why the latest waiter goes first: a consumer that has just had a turn still has its code and
+ * data in the CPU's caches; handing turns round all consumers in order made each one start cold.
+ * Draining 200,000 jobs with 16 consumers: 22,500 jobs/s in order, 26,300 latest first, the same
+ * as 2 consumers; Node's CPU per job halved. Nobody waits forever: a waiter older than
+ * MAX_WAIT_MS goes first (with 50 ms or 200 ms most of the gain was lost, with 1 s none). A
+ * consumer keeps renewing the lease of the batch it waits to settle, so a long wait costs no job
+ * its lease.
  */
+const MAX_WAIT_MS = 1000;
+
 export class ClaimGate {
   private readonly freeLanes: number[];
-  private readonly waiting: Array<(lane: number) => void> = [];
+  private readonly waiting: Array<{ since: number; admit: (lane: number) => void }> = [];
   private readonly held = new Map<unknown, number[]>();
 
   constructor(readonly lanes: number) {
@@ -39,7 +49,7 @@ export class ClaimGate {
       grant({ index, count: this.lanes });
     };
     const free = this.freeLanes.shift();
-    if (free === undefined) this.waiting.push(admit);
+    if (free === undefined) this.waiting.push({ since: performance.now(), admit });
     else admit(free);
   }
 
@@ -49,9 +59,10 @@ export class ClaimGate {
     const index = lanes?.shift();
     if (index === undefined) return;
     if (lanes!.length === 0) this.held.delete(holder);
-    const next = this.waiting.shift();
+    const oldest = this.waiting[0];
+    const next = oldest !== undefined && performance.now() - oldest.since >= MAX_WAIT_MS ? this.waiting.shift() : this.waiting.pop();
     if (next === undefined) this.freeLanes.push(index);
-    else next(index);
+    else next.admit(index);
   }
 
   /** Frees whatever a holder that died still held. */

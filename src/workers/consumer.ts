@@ -27,6 +27,9 @@ runWorker(async () => {
     keepDone: config.keepDone,
     ...(config.kind !== undefined && { kind: config.kind }),
   };
+  // Keeps the lease of the batch in hand while it is processed and while it waits for the turn
+  // that settles it, however long the supervisor makes it wait.
+  let renewal: LeaseRenewal | undefined;
   try {
     // The batch processed but not yet deleted: it is settled in the same transaction that claims
     // the next one (one commit per turn), or on its own when the consumer stops.
@@ -34,6 +37,7 @@ runWorker(async () => {
     while (!stop.requested) {
       const previous = held;
       const { settlement, claim } = await duringTurn(async (lane) => {
+        renewal?.stop();
         const options = lane === undefined ? claimOptions : { ...claimOptions, lane };
         return previous === undefined
           ? { settlement: { settled: 0, lost: 0 }, claim: await queue.claim(options) }
@@ -56,7 +60,8 @@ runWorker(async () => {
         continue;
       }
       idle.reset();
-      held = await withLeaseRenewal(queue, claim, config.leaseSeconds, () => processBatch(queue, claim, config, handler));
+      renewal = renewLease(queue, claim, config.leaseSeconds);
+      held = await processBatch(queue, claim, config, handler);
     }
     if (held !== undefined) {
       const settlement = await queue.complete(held, { keepDone: config.keepDone });
@@ -65,6 +70,7 @@ runWorker(async () => {
     const { deadlockRetries, lockWaitRetries } = queue.counters;
     report({ type: 'retries', deadlocks: deadlockRetries, lockWaits: lockWaitRetries });
   } finally {
+    renewal?.stop();
     await queue.close();
   }
 });
@@ -88,15 +94,15 @@ async function processBatch(queue: JobQueue, claim: Claim, config: ConsumerConfi
   return failures.size === 0 ? claim : { ...claim, jobs: claim.jobs.filter((job) => !failures.has(job.id)) };
 }
 
+interface LeaseRenewal {
+  stop(): void;
+}
+
 /**
- * A batch that takes longer than half its lease renews it, so a slow but healthy consumer is never
- * mistaken for a dead one and its jobs never handed to a second consumer meanwhile.
+ * Renews a claim's lease every half lease until stopped, so that a slow but healthy consumer is
+ * never taken for a dead one and its jobs never handed to a second consumer meanwhile.
  */
-async function withLeaseRenewal<T>(queue: JobQueue, claim: Claim, leaseSeconds: number, work: () => Promise<T>): Promise<T> {
-  const renew = setInterval(() => void queue.extendLease(claim, leaseSeconds).catch(() => undefined), (leaseSeconds * 1000) / 2);
-  try {
-    return await work();
-  } finally {
-    clearInterval(renew);
-  }
+function renewLease(queue: JobQueue, claim: Claim, leaseSeconds: number): LeaseRenewal {
+  const timer = setInterval(() => void queue.extendLease(claim, leaseSeconds).catch(() => undefined), (leaseSeconds * 1000) / 2);
+  return { stop: () => clearInterval(timer) };
 }

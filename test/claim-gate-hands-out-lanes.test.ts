@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { test } from 'node:test';
+import { ClaimGate, type Lane } from '../src/workers/claim-gate.js';
+
+/** Asks for a turn; the lane arrives when granted. */
+function ask(gate: ClaimGate, holder: string, granted: Map<string, number>): void {
+  gate.acquire(holder, (lane: Lane) => {
+    assert.equal(lane.count, gate.lanes);
+    granted.set(holder, lane.index);
+  });
+}
+
+test('turns never share a lane, and no more run at once than there are lanes', () => {
+  const gate = new ClaimGate(3);
+  const granted = new Map<string, number>();
+  const holders = Array.from({ length: 10 }, (_, i) => `consumer ${i}`);
+  for (const holder of holders) ask(gate, holder, granted);
+  for (let round = 0; round < 500; round++) {
+    const lanes = [...granted.values()];
+    assert.equal(lanes.length, 3, 'all lanes in use while consumers wait');
+    assert.equal(new Set(lanes).size, lanes.length, `two turns hold the same lane: ${lanes}`);
+    const holder = [...granted.keys()][round % 3]!;
+    granted.delete(holder);
+    gate.release(holder);
+    ask(gate, holder, granted);
+  }
+});
+
+test('the latest waiter goes first, unless someone has waited over a second', async () => {
+  const gate = new ClaimGate(1);
+  const granted = new Map<string, number>();
+  ask(gate, 'a', granted);
+  ask(gate, 'b', granted);
+  ask(gate, 'c', granted);
+  gate.release('a');
+  assert.deepEqual([...granted.keys()], ['a', 'c'], 'c asked last and goes before b');
+  await sleep(1100);
+  ask(gate, 'd', granted);
+  gate.release('c');
+  assert.ok(granted.has('b'), 'b waited over a second and goes before d');
+  assert.ok(!granted.has('d'));
+});
+
+test('a holder that dies frees its lane for the next', () => {
+  const gate = new ClaimGate(2);
+  const granted = new Map<string, number>();
+  ask(gate, 'a', granted);
+  ask(gate, 'b', granted);
+  ask(gate, 'c', granted);
+  gate.releaseAll('a');
+  assert.equal(granted.get('c'), granted.get('a'));
+});
