@@ -11,11 +11,16 @@ function ask(gate: ClaimGate, holder: string, granted: Map<string, number>): voi
   });
 }
 
-test('turns never share a lane, and no more run at once than there are lanes', () => {
-  const gate = new ClaimGate(3);
+/** A gate of `lanes` lanes that `holders` have asked, in this order, for a turn. */
+function gateAskedBy(lanes: number, holders: string[]): { gate: ClaimGate; granted: Map<string, number> } {
+  const gate = new ClaimGate(lanes);
   const granted = new Map<string, number>();
-  const holders = Array.from({ length: 10 }, (_, i) => `consumer ${i}`);
   for (const holder of holders) ask(gate, holder, granted);
+  return { gate, granted };
+}
+
+test('turns never share a lane, and no more run at once than there are lanes', () => {
+  const { gate, granted } = gateAskedBy(3, Array.from({ length: 10 }, (_, i) => `consumer ${i}`));
   for (let round = 0; round < 500; round++) {
     const lanes = [...granted.values()];
     assert.equal(lanes.length, 3, 'all lanes in use while consumers wait');
@@ -28,11 +33,7 @@ test('turns never share a lane, and no more run at once than there are lanes', (
 });
 
 test('the latest waiter goes first, unless someone has waited over a second', async () => {
-  const gate = new ClaimGate(1);
-  const granted = new Map<string, number>();
-  ask(gate, 'a', granted);
-  ask(gate, 'b', granted);
-  ask(gate, 'c', granted);
+  const { gate, granted } = gateAskedBy(1, ['a', 'b', 'c']);
   gate.release('a');
   assert.deepEqual([...granted.keys()], ['a', 'c'], 'c asked last and goes before b');
   await sleep(1100);
@@ -43,11 +44,7 @@ test('the latest waiter goes first, unless someone has waited over a second', as
 });
 
 test('a holder that dies frees its lane for the next', () => {
-  const gate = new ClaimGate(2);
-  const granted = new Map<string, number>();
-  ask(gate, 'a', granted);
-  ask(gate, 'b', granted);
-  ask(gate, 'c', granted);
+  const { gate, granted } = gateAskedBy(2, ['a', 'b', 'c']);
   gate.releaseAll('a');
   assert.equal(granted.get('c'), granted.get('a'));
 });
