@@ -11,15 +11,23 @@
  *   drain      N queued jobs drained by `jobq start-processing -g 0 -c K --until-empty`
  *   steady     `jobq start-processing` defaults (2 generators, 10 consumers) for STEADY seconds
  *   backlog    the K=10 drain of 1,000,000 queued jobs against 50,000
+ *   user path  timed as a user waits, from the command's start to its exit:
+ *              work-api        one process running queue.work (no-op handler, concurrency 10)
+ *              work-cli        `jobq work --handler noop.mjs --once` with its defaults
+ *              work-4-procs    4 queue.work processes started at once, sharing no parent
+ *              start-processing-wall  `start-processing -g 0 -c 10 --until-empty` over 100,000 jobs
+ *              enqueue         enqueue() one job at a time vs a plain single-row INSERT loop
  *
  * Environment: BENCH_JOBS (default 200000), BENCH_CONSUMERS (default 1,2,4,10,16),
  * BENCH_STEADY_SECONDS (default 30), BENCH_BACKLOG (default 1000000; 0 skips it),
- * BENCH_PICK (the drains' --pick, default random-prefix).
+ * BENCH_PICK (the drains' --pick, default random-prefix), BENCH_SCENARIOS (default demo,user).
  * Writes bench-results/latest.json and bench-results/drain-vs-consumers.svg.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import mysql from 'mysql2/promise';
 import { JobQueue } from '../src/index.js';
 import { MIGRATIONS } from '../src/queue/sql/schema.js';
@@ -34,8 +42,13 @@ const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 1_000_000);
 const BATCH = 100;
 const MAX_REFERENCE_CONNECTIONS = 10;
 const PICK = process.env.BENCH_PICK ?? 'random-prefix';
+const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'demo,user').split(',');
 const database = `jobq_bench_${randomBytes(4).toString('hex')}`;
 const url = `mysql://root@127.0.0.1:3306/${database}`;
+
+const NODE_SCRIPT = (name: string) => fileURLToPath(new URL(`./bench/${name}`, import.meta.url));
+const NOOP_HANDLER = fileURLToPath(new URL('../../scripts/bench/noop-handler.mjs', import.meta.url));
+const JOBQ_BIN = fileURLToPath(new URL('../../bin/jobq.js', import.meta.url));
 
 interface Result {
   scenario: string;
@@ -47,6 +60,8 @@ interface Result {
   lockWaits: number;
   serverCpuPercent: number;
   peakChildRssMiB?: number;
+  /** Peak RSS of the whole process tree (the command and its children). */
+  peakTreeRssMiB?: number;
   extra?: Record<string, number>;
 }
 
@@ -182,6 +197,69 @@ async function steady(): Promise<Result> {
   };
 }
 
+/** Runs node processes at once; wall seconds from their start to the last exit, peak tree RSS, their stdout. */
+async function timedProcesses(argsList: string[][]): Promise<{ seconds: number; peakTreeMiB: number; outputs: string[] }> {
+  const started = performance.now();
+  let peakTreeMiB = 0;
+  const outputs = await Promise.all(
+    argsList.map(
+      (args) =>
+        new Promise<string>((resolve, reject) => {
+          const child = spawn(process.execPath, args, { env: { ...process.env, JOBQ_DATABASE_URL: url, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'inherit'] });
+          const rss = sampleRss(child.pid!, 100);
+          let stdout = '';
+          child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+          child.on('close', (code) => {
+            peakTreeMiB += rss.stop().peakTreeMiB;
+            if (code === 0) resolve(stdout);
+            else reject(new Error(`${args.join(' ')} exited with ${code}:\n${stdout}`));
+          });
+        }),
+    ),
+  );
+  return { seconds: (performance.now() - started) / 1000, peakTreeMiB, outputs };
+}
+
+/** A drain timed from the start of `processes` to the exit of the last one. */
+async function userDrain(scenario: string, jobs: number, processes: string[][], consumers: number): Promise<Result> {
+  await prefillJobq(jobs);
+  const before = await readServerCounters(admin);
+  const run = await timedProcesses(processes);
+  const after = await readServerCounters(admin);
+  const [left] = (await admin.query(`SELECT COUNT(*) AS n FROM \`${database}\`.jobs`))[0] as Array<{ n: number }>;
+  if (Number(left!.n) !== 0) throw new Error(`${scenario} left ${left!.n} jobs`);
+  const counters = run.outputs.flatMap((out) => (out.trim().startsWith('{') ? [JSON.parse(out) as { claims: number; emptyClaims: number }] : []));
+  const claims = counters.reduce((sum, c) => sum + c.claims, 0);
+  const empty = counters.reduce((sum, c) => sum + c.emptyClaims, 0);
+  const emptyFromSummary = run.outputs.map((out) => emptyClaimPercent(out)).find((n) => !Number.isNaN(n));
+  return {
+    scenario,
+    consumers,
+    jobs,
+    jobsPerSecond: Math.round(jobs / run.seconds),
+    ...(claims > 0 ? { emptyClaimPercent: Math.round((1000 * empty) / claims) / 10 } : emptyFromSummary !== undefined ? { emptyClaimPercent: emptyFromSummary } : {}),
+    ...delta(before, after, run.seconds),
+    peakTreeRssMiB: Math.round(run.peakTreeMiB),
+  };
+}
+
+/** enqueue() one at a time from one connection, with time-ordered and with random keys, against plain INSERTs. */
+async function enqueueRates(seconds: number): Promise<Result[]> {
+  await prefillJobq(0);
+  await admin.query(`DROP TABLE IF EXISTS \`${database}\`.plain_jobs`);
+  await admin.query(MIGRATIONS[0]!.sql(`\`${database}\`.plain_jobs`));
+  await admin.query(`ALTER TABLE \`${database}\`.plain_jobs ADD COLUMN payload JSON NULL`);
+  const results: Result[] = [];
+  for (const mode of ['plain', 'jobq', 'jobq-uuid']) {
+    const before = await readServerCounters(admin);
+    const run = await timedProcesses([[NODE_SCRIPT('enqueue-loop.js'), mode, String(seconds)]]);
+    const after = await readServerCounters(admin);
+    const { jobsPerSecond, count } = JSON.parse(run.outputs[0]!) as { jobsPerSecond: number; count: number };
+    results.push({ scenario: `enqueue-${mode}`, consumers: 1, jobs: count, jobsPerSecond, ...delta(before, after, seconds) });
+  }
+  return results;
+}
+
 try {
   await admin.query(`CREATE DATABASE \`${database}\``);
   const settings = await readServerSettings(admin);
@@ -191,11 +269,20 @@ try {
   };
   // The one-connection reference is every ratio's base: always measured.
   for (const k of new Set([1, ...CONSUMERS.filter((k) => k <= MAX_REFERENCE_CONNECTIONS)])) log(await reference(k));
-  for (const k of CONSUMERS) log(await drain(k, JOBS));
-  if (STEADY_SECONDS > 0) log(await steady());
-  if (BACKLOG > 0) {
-    log(await drain(10, 50_000, 'backlog-50k'));
-    log(await drain(10, BACKLOG, `backlog-${BACKLOG / 1000}k`));
+  if (SCENARIOS.includes('user')) {
+    log(await userDrain('work-api', JOBS, [[NODE_SCRIPT('work-drain.js')]], 10));
+    log(await userDrain('work-cli', JOBS, [[JOBQ_BIN, 'work', '--handler', NOOP_HANDLER, '--once']], 10));
+    log(await userDrain('work-4-procs', JOBS, Array.from({ length: 4 }, () => [NODE_SCRIPT('work-drain.js')]), 40));
+    log(await userDrain('start-processing-wall', 100_000, [[JOBQ_BIN, 'start-processing', '-g', '0', '-c', '10', '--until-empty', '-q']], 10));
+    for (const result of await enqueueRates(10)) log(result);
+  }
+  if (SCENARIOS.includes('demo')) {
+    for (const k of CONSUMERS) log(await drain(k, JOBS));
+    if (STEADY_SECONDS > 0) log(await steady());
+    if (BACKLOG > 0) {
+      log(await drain(10, 50_000, 'backlog-50k'));
+      log(await drain(10, BACKLOG, `backlog-${BACKLOG / 1000}k`));
+    }
   }
 
   const ref = results.find((r) => r.scenario === 'reference' && r.consumers === 1)!.jobsPerSecond;
@@ -220,11 +307,11 @@ try {
   console.log(`machine: ${machine.cpus} x ${machine.cpuModel}, ${machine.memoryGiB} GiB, node ${machine.node}`);
   console.log(`server: ${settings.version}, buffer pool ${Number(settings.innodb_buffer_pool_size) / 2 ** 20} MiB, flush_log_at_trx_commit=${settings.innodb_flush_log_at_trx_commit}, log_bin=${settings.log_bin}`);
   console.log('');
-  console.log('| scenario | consumers | jobs | jobs/s | x reference | empty claims % | deadlocks | lock waits | server CPU % | peak child RSS MiB |');
-  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  console.log('| scenario | consumers | jobs | jobs/s | x reference | empty claims % | deadlocks | lock waits | server CPU % | peak child RSS MiB | peak tree RSS MiB |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const r of rows) {
     console.log(
-      `| ${r.scenario} | ${r.consumers} | ${r.jobs} | ${r.jobsPerSecond} | ${r.ratioToReference.toFixed(2)} | ${r.emptyClaimPercent ?? ''} | ${r.deadlocks} | ${r.lockWaits} | ${r.serverCpuPercent} | ${r.peakChildRssMiB ?? ''} |`,
+      `| ${r.scenario} | ${r.consumers} | ${r.jobs} | ${r.jobsPerSecond} | ${r.ratioToReference.toFixed(2)} | ${r.emptyClaimPercent ?? ''} | ${r.deadlocks} | ${r.lockWaits} | ${r.serverCpuPercent} | ${r.peakChildRssMiB ?? ''} | ${r.peakTreeRssMiB ?? ''} |`,
     );
   }
   for (const r of rows) if (r.extra !== undefined) console.log(`${r.scenario}: ${JSON.stringify(r.extra)}`);

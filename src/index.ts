@@ -3,20 +3,33 @@
  * See examples/readme-example.mjs and the README's "Library" section.
  */
 export { JobQueue, DEFAULT_TABLE } from './queue/job-queue.js';
-export type { FailOptions, JobQueueOptions, SettleOptions, SetupOptions, SetupResult } from './queue/job-queue.js';
+export type { EnqueueOptions, FailOptions, JobQueueOptions, SettleOptions, SetupOptions, SetupResult } from './queue/job-queue.js';
+export { Worker } from './worker/worker.js';
+export type { FailureInfo, StopOptions, WorkerCounters } from './worker/worker.js';
+export type { WorkerOptions } from './worker/options.js';
 export type {
+  AnyTasks,
+  CandidatePick,
   Claim,
   ClaimOptions,
   ClaimedJob,
   EnqueueResult,
+  EnqueueTiming,
+  HandlerMap,
+  Job,
+  JobHandler,
+  JobOf,
   JobStatus,
+  Lane,
   NewJob,
-  Pick,
   QueueStats,
   ServerInfo,
   Settlement,
+  TaskMap,
+  UntypedNewJob,
 } from './queue/types.js';
-export { JOB_STATUSES, MAX_BATCH_SIZE, MAX_PAYLOAD_BYTES, PICKS } from './queue/types.js';
+export { CANDIDATE_PICKS, JOB_STATUSES, MAX_PAYLOAD_BYTES } from './queue/types.js';
+export { DEFAULTS, MAX_BATCH_SIZE } from './queue/defaults.js';
 export { CURRENT_SCHEMA_VERSION } from './queue/sql/schema.js';
 export { ExitCode, JobqError } from './errors.js';
 export type { ConnectionEvent } from './db/database.js';

@@ -33,7 +33,9 @@ const cases: Array<{ name: string; args: () => string[]; code: number; stderr: R
   { name: 'a payload over 64 KiB', args: () => ['enqueue', '--payload', JSON.stringify('x'.repeat(70_000)), '--database-url', db.url], code: 2, stderr: /^jobq: --payload: the payload is 70002 bytes as JSON; the limit is 65536$/ },
   { name: 'a kind too long', args: () => ['enqueue', '--kind', 'k'.repeat(65), '--database-url', db.url], code: 2, stderr: /^jobq: --payload: kind must be a string of 1-64 characters/ },
   { name: 'a handler path that does not exist', args: () => ['work', '--handler', './no/such/handler.js', '--database-url', db.url], code: 2, stderr: /^jobq: cannot load handler "\.\/no\/such\/handler\.js": no such file \(.*\)$/ },
-  { name: 'a handler without a function export', args: () => ['work', '--handler', HANDLERS + 'not-a-handler.cjs', '--database-url', db.url], code: 2, stderr: /^jobq: handler ".*not-a-handler\.cjs" exports neither a default function \(async \(job\) => \.\.\.\) nor handleBatch\(jobs\)$/ },
+  { name: 'a handler without a function export', args: () => ['work', '--handler', HANDLERS + 'not-a-handler.cjs', '--database-url', db.url], code: 2, stderr: /^jobq: handler ".*not-a-handler\.cjs" must export default async \(job\) => \.\.\., or an object of such functions by kind/ },
+  { name: 'a --kind the handler map lacks', args: () => ['work', '--handler', HANDLERS + 'email-handlers.mjs', '--kind', 'sms', '--database-url', db.url], code: 2, stderr: /^jobq: the handler module has no handler for kind "sms"; it handles email$/ },
+  { name: 'a zero concurrency', args: () => ['work', '--handler', HANDLERS + 'email-handlers.mjs', '--concurrency', '0', '--database-url', db.url], code: 2, stderr: /^error: option '--concurrency <n>' argument '0' is invalid\. expected a whole number from 1 to 10000/ },
   { name: 'work without --handler', args: () => ['work', '--database-url', db.url], code: 2, stderr: /^error: required option '--handler <file>' not specified/ },
 ];
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
-import { ClaimGate, type Lane } from '../src/workers/claim-gate.js';
+import { ClaimGate } from '../src/processes/claim-gate.js';
+import type { Lane } from '../src/queue/types.js';
 
 /** Asks for a turn; the lane arrives when granted. */
 function ask(gate: ClaimGate, holder: string, granted: Map<string, number>): void {

@@ -22,12 +22,12 @@ interface PlanRow {
 }
 
 /** EXPLAIN with the placeholders filled by the driver, exactly as jobq sends them. */
-const explain = (sql: string, values: unknown[]) => db.rows<PlanRow>(`EXPLAIN ${sql}`, values);
+const explain = (sql: string, values: readonly unknown[]) => db.rows<PlanRow>(`EXPLAIN ${sql}`, [...values]);
 const tableRows = (plan: PlanRow[]) => plan.filter((row) => row.table === 'jobs' || row.table === 'j');
 
 test('the oldest-first candidate query reads (status, run_after) ranges, never the table', async () => {
-  const plan = tableRows(await explain(claimSql.candidatesOldestSql(table, false), [100, 10, 3, 100, 100]));
-  plan.push(...tableRows(await explain(claimSql.candidatesStaleSql(table, false), [50_000, 100])));
+  const plan = tableRows(await explain(...claimSql.candidatesOldest(table, {}, { index: 3, count: 10 }, 100)));
+  plan.push(...tableRows(await explain(...claimSql.candidatesStale(table, {}, 50_000, 100))));
   assert.equal(plan.length, 3);
   for (const row of plan) {
     assert.equal(row.key, 'status_run_after');
@@ -36,7 +36,7 @@ test('the oldest-first candidate query reads (status, run_after) ranges, never t
 });
 
 test("the article's random-prefix candidate query reads a (status, d) range", async () => {
-  const plan = tableRows(await explain(claimSql.candidatesPrefixSql(table), [100, 'a%', 10, 3, 100, 10, 3, 100, 100]));
+  const plan = tableRows(await explain(...claimSql.candidatesByPrefix(table, 'a%', { index: 3, count: 10 }, 100)));
   assert.deepEqual(plan.map((row) => [row.key, row.type]), [
     ['status_run_after', 'range'],
     ['status_d', 'range'],
@@ -44,10 +44,12 @@ test("the article's random-prefix candidate query reads a (status, d) range", as
   ]);
 });
 
-test('claiming one kind reads ranges of the kind index', async () => {
-  const plan = tableRows(await explain(claimSql.candidatesOldestSql(table, true), ['email', 100, 'email', 10, 3, 100, 100]));
-  plan.push(...tableRows(await explain(claimSql.candidatesStaleSql(table, true), ['email', 50_000, 100])));
-  assert.deepEqual(plan.map((row) => [row.key, row.type]), Array(3).fill(['kind_status_run_after', 'range']));
+test('claiming some kinds reads one range of the kind index per kind and part', async () => {
+  for (const kinds of [['email'], ['email', 'report', 'sms']]) {
+    const plan = tableRows(await explain(...claimSql.candidatesOldest(table, { kinds }, { index: 3, count: 10 }, 100)));
+    plan.push(...tableRows(await explain(...claimSql.candidatesStale(table, { kinds }, 50_000, 100))));
+    assert.deepEqual(plan.map((row) => [row.key, row.type]), Array(3 * kinds.length).fill(['kind_status_run_after', 'range']), kinds.join());
+  }
 });
 
 test('the locking select, the claim update and the delete touch rows by primary key only', async () => {

@@ -9,7 +9,7 @@ let db: TestDatabase;
 before(async () => {
   db = await createTestDatabase();
   // The table as the core version (schema 2) left it, with jobs in every state.
-  for (const migration of MIGRATIONS.filter((m) => m.version <= 2)) await db.admin.query(migration.sql('`jobs`'));
+  for (const migration of MIGRATIONS.filter((m) => m.version <= 2)) await db.admin.query(migration.sql('`jobs`'), migration.values?.('jobs'));
   await db.admin.query("INSERT INTO jobs (d, e, job_key, status) VALUES ('a', 'b', 'k1', 'unclaimed'), ('c', 'd', 'k2', 'done'), ('e', 'f', 'k3', 'failed')");
   // ...and one held by a consumer that died: its lease ran out a minute ago.
   await db.admin.query(
@@ -21,11 +21,11 @@ after(async () => db.drop());
 test('setup-tables migrates a core-version table in place, keeping its rows', async () => {
   const stats = await runCli(['stats', '--database-url', db.url]);
   assert.equal(stats.code, 5);
-  assert.match(stats.stderr, /has schema version 2, this jobq needs 4; run "jobq setup-tables" to migrate it \(rows are kept\)/);
+  assert.match(stats.stderr, /has schema version 2, this jobq needs 5; run "jobq setup-tables" to migrate it \(rows are kept\)/);
 
   const result = await runCli(['setup-tables', '--database-url', db.url]);
   assert.equal(result.code, 0, result.stderr);
-  assert.match(result.stdout, /^migrated table jobs in database \w+ from schema 2 to 4; rows kept$/m);
+  assert.match(result.stdout, /^migrated table jobs in database \w+ from schema 2 to 5; rows kept$/m);
   const rows = await db.rows<{ d: string; job_key: string; status: string; kind: null; payload: null; owner_id: number; token: string }>(
     'SELECT d, job_key, status, kind, payload, owner_id, HEX(claim_token) AS token FROM jobs ORDER BY id',
   );
@@ -40,11 +40,12 @@ test('setup-tables migrates a core-version table in place, keeping its rows', as
   const queue = await JobQueue.open(db.url);
   try {
     const claim = await queue.claim({ batchSize: 10 });
-    const old = [['a', null, null], ['g', null, null]];
-    assert.deepEqual(claim.jobs.map((job) => [job.d, job.kind, job.payload]), old, 'old jobs, and expired leases, are claimable as before');
+    const [a, g] = await db.rows<{ id: number }>("SELECT id FROM jobs WHERE d IN ('a', 'g') ORDER BY id");
+    const old = [[a!.id, null, null], [g!.id, null, null]];
+    assert.deepEqual(claim.jobs.map((job) => [job.id, job.kind, job.payload]), old, 'old jobs, and expired leases, are claimable as before');
     assert.deepEqual(await queue.complete(claim), { settled: 2, lost: 0 });
     await queue.enqueue({ kind: 'new', payload: { ok: true } });
-    assert.deepEqual((await queue.claim({ batchSize: 10, kind: 'new' })).jobs.map((job) => job.payload), [{ ok: true }]);
+    assert.deepEqual((await queue.claim({ batchSize: 10, kinds: ['new'] })).jobs.map((job) => job.payload), [{ ok: true }]);
   } finally {
     await queue.close();
   }

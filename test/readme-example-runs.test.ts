@@ -7,15 +7,28 @@ import { after, before, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/readme-example.mjs', import.meta.url));
+const ORDER_EXAMPLE = fileURLToPath(new URL('../../examples/order-and-email.mjs', import.meta.url));
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
 
 let db: TestDatabase;
 before(async () => (db = await createTestDatabase()));
 after(async () => db.drop());
 
-test('the README shows the example file as it is', () => {
-  const example = readFileSync(EXAMPLE, 'utf8');
-  assert.ok(readFileSync(README, 'utf8').includes(`\`\`\`js\n${example}\`\`\``), 'README.md must quote examples/readme-example.mjs verbatim');
+test('the README shows the example files as they are', () => {
+  for (const file of [EXAMPLE, ORDER_EXAMPLE]) {
+    const example = readFileSync(file, 'utf8');
+    assert.ok(readFileSync(README, 'utf8').includes(`\`\`\`js\n${example}\`\`\``), `README.md must quote ${file} verbatim`);
+  }
+});
+
+test('the transactional example commits the order and its email job together', async (t) => {
+  const fresh = `${db.name}_orders`;
+  t.after(async () => void (await db.admin.query(`DROP DATABASE IF EXISTS \`${fresh}\``)));
+  const { stdout } = await promisify(execFile)(process.execPath, [ORDER_EXAMPLE], {
+    env: { ...process.env, JOBQ_DATABASE_URL: `${db.url}_orders`, APP_DATABASE_URL: db.url },
+  });
+  assert.equal(stdout, '1 email job waiting\n');
+  assert.deepEqual(await db.rows('SELECT item FROM orders'), [{ item: 'lamp' }]);
 });
 
 test('the README example runs as written, on a database it creates, and prints what the README says', async (t) => {
@@ -26,7 +39,7 @@ test('the README example runs as written, on a database it creates, and prints w
     stdout,
     [
       'sending to ann@example.com, attempt 1',
-      '{ settled: 1, lost: 0 }',
+      '1 completed',
       '{ unclaimed: 1, claimed: 0, done: 0, failed: 0 }',
       '',
     ].join('\n'),

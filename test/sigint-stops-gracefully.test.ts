@@ -17,7 +17,7 @@ test('SIGINT mid-run: consumers finish their batch, summary printed, exit 0, not
   run.kill('SIGINT');
   const result = await run.done;
   assert.equal(result.code, 0, result.stderr);
-  assert.match(result.stderr, /SIGINT: stopping; consumers finish the batch in hand/);
+  assert.match(result.stderr, /SIGINT: stopping; workers finish the jobs in hand/);
   assert.match(result.stdout, /^summary$/m);
   assert.match(result.stdout, /^\| claimed   \|             0 \|$/m);
   const claimed = await db.rows("SELECT id FROM jobs WHERE status = 'claimed'");

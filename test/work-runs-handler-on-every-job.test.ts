@@ -27,7 +27,7 @@ function enqueueStdin(input: string): Promise<{ code: number | null; stdout: str
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
 
-test('enqueue --stdin 50,000 lines, then work --once: the handler sees every id exactly once', async () => {
+test('enqueue --stdin 50,000 lines, then work --consumers 4 --once: the handler sees every id exactly once', async () => {
   const lines = Array.from({ length: 50_000 }, (_, i) => JSON.stringify({ kind: i % 2 ? 'odd' : 'even', payload: { n: i } })).join('\n');
   const queued = await enqueueStdin(`${lines}\n`);
   assert.equal(queued.code, 0, queued.stderr);
@@ -37,7 +37,7 @@ test('enqueue --stdin 50,000 lines, then work --once: the handler sees every id 
   assert.equal(ids.length, 50_000);
   assert.deepEqual([ids[0], ids.at(-1)], [Number(range[1]), Number(range[2])]);
 
-  const work = await runCli(['work', '--handler', HANDLER, '--consumers', '4', '--batch-size', '100', '--once', '-q', '--database-url', db.url], {
+  const work = await runCli(['work', '--handler', HANDLER, '--consumers', '4', '--once', '--database-url', db.url], {
     JOBQ_DATABASE_URL: db.url,
   });
   assert.equal(work.code, 0, work.stderr);

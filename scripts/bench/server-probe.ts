@@ -59,18 +59,25 @@ export function rssMiB(pid: number): number {
 }
 
 /** Samples the RSS of `parentPid` and every child of it until stopped; keeps the peak per pid. */
-export function sampleRss(parentPid: number, everyMs = 200): { stop(): { peakChildMiB: number; peakParentMiB: number } } {
+export function sampleRss(parentPid: number, everyMs = 200): { stop(): { peakChildMiB: number; peakParentMiB: number; peakTreeMiB: number } } {
   const peaks = new Map<number, number>();
+  let peakTree = 0;
   const sample = () => {
-    for (const { pid } of childProcesses(parentPid)) peaks.set(pid, Math.max(peaks.get(pid) ?? 0, rssMiB(pid)));
+    let tree = rssMiB(parentPid);
+    for (const { pid } of childProcesses(parentPid)) {
+      const mib = rssMiB(pid);
+      tree += mib;
+      peaks.set(pid, Math.max(peaks.get(pid) ?? 0, mib));
+    }
     peaks.set(-parentPid, Math.max(peaks.get(-parentPid) ?? 0, rssMiB(parentPid)));
+    peakTree = Math.max(peakTree, tree);
   };
   const timer = setInterval(sample, everyMs);
   return {
     stop() {
       clearInterval(timer);
       const children = [...peaks].filter(([pid]) => pid > 0).map(([, mib]) => mib);
-      return { peakChildMiB: children.length === 0 ? 0 : Math.max(...children), peakParentMiB: peaks.get(-parentPid) ?? 0 };
+      return { peakChildMiB: children.length === 0 ? 0 : Math.max(...children), peakParentMiB: peaks.get(-parentPid) ?? 0, peakTreeMiB: peakTree };
     },
   };
 }

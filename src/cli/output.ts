@@ -1,7 +1,7 @@
 import { Chalk, supportsColor } from 'chalk';
 import type { QueueStats, ServerInfo } from '../queue/types.js';
 import { JOB_STATUSES } from '../queue/types.js';
-import type { ProcessingSummary } from '../workers/supervisor.js';
+import type { ProcessingSummary } from '../processes/supervisor.js';
 
 /** Colours only on a terminal; NO_COLOR turns them off, FORCE_COLOR on (https://no-color.org). */
 function colourLevel(): 0 | 1 | 2 | 3 {
@@ -39,6 +39,16 @@ export class LineWriter {
 /** The article's claim line: `consumer  4 #records = 3 - [48, 84, 130]`. */
 export function claimLine(consumer: number, ids: readonly number[]): string {
   return `${paint.cyan(`consumer  ${consumer}`)} #records = ${ids.length} - [${ids.join(', ')}]`;
+}
+
+/** A handler failed on a job. */
+export function jobFailedLine(worker: string, id: number, attempt: number, maxAttempts: number, error: string, final: boolean): string {
+  return paint.yellow(`${worker}: job ${id} failed (attempt ${attempt} of ${maxAttempts}): ${error}; ${final ? 'moved to failed' : 'will be retried'}`);
+}
+
+/** A worker lost its connection, or has it back. */
+export function connectionLine(worker: string, state: 'lost' | 'restored', detail: string): string {
+  return state === 'lost' ? paint.yellow(`${worker}: lost the connection to the server (${detail}); reconnecting`) : paint.green(`${worker}: connection is back ${detail}`);
 }
 
 /** The article's generator progress line. */
@@ -121,7 +131,7 @@ export function summaryLines(summary: ProcessingSummary): string[] {
     `jobs consumed = ${summary.consumed}`,
     `elapsed = ${summary.elapsedSeconds.toFixed(1)} s`,
     `jobs/s = ${Math.round(rate)}`,
-    `consuming = ${summary.consumingSeconds.toFixed(1)} s (first claim to last delete)`,
+    ...(summary.consumingSeconds === undefined ? [] : [`consuming = ${summary.consumingSeconds.toFixed(1)} s (first claim to last delete)`]),
     `claims = ${summary.claims}`,
     `empty claims = ${summary.emptyClaims} (${emptyPercent.toFixed(1)} %)`,
   ];

@@ -1,9 +1,9 @@
 import { resolveDatabaseUrl } from '../config/database-url.js';
-import { ExitCode } from '../errors.js';
 import { JobQueue } from '../queue/job-queue.js';
-import { Supervisor, type ProcessingEvents, type ProcessingOptions } from '../workers/supervisor.js';
+import { Supervisor, type ProcessingEvents, type ProcessingOptions } from '../processes/supervisor.js';
 import type { ConnectionOptions } from './options.js';
-import { claimLine, LineWriter, paint, progressLine, summaryLines } from './output.js';
+import { claimLine, connectionLine, jobFailedLine, LineWriter, paint, progressLine, summaryLines } from './output.js';
+import { onInterrupts } from './signals.js';
 
 /**
  * Runs a supervisor in the foreground for `start-processing` and `work`: checks the table once,
@@ -28,39 +28,28 @@ async function supervise(queue: JobQueue, options: ProcessingOptions): Promise<n
   const events: ProcessingEvents = {
     claimed: (consumer, ids) => out.line(claimLine(consumer, ids)),
     failedJobs: (consumer, ids) => err.line(paint.yellow(`consumer  ${consumer}: lease ran out ${options.maxAttempts} times, moved to failed: [${ids.join(', ')}]`)),
-    jobFailed: (consumer, id, attempt, error, final) =>
-      err.line(
-        paint.yellow(
-          `consumer  ${consumer}: job ${id} failed (attempt ${attempt} of ${options.maxAttempts}): ${error}; ${final ? 'moved to failed' : 'will be retried'}`,
-        ),
-      ),
+    jobFailed: (worker, id, attempt, error, final) => err.line(jobFailedLine(`worker ${worker}`, id, attempt, options.maxAttempts, error, final)),
     progress: (_generator, counter) => out.line(progressLine(counter)),
-    connection: (worker, state, detail) =>
-      err.line(state === 'lost' ? paint.yellow(`${worker}: lost the connection to the server (${detail}); reconnecting`) : paint.green(`${worker}: connection is back ${detail}`)),
+    connection: (worker, state, detail) => err.line(connectionLine(worker, state, detail)),
     workerExited: (worker, how, next) => err.line(paint.red(`${worker} died (${how}); ${next}`)),
   };
   supervisor = new Supervisor(options, events);
-  let interrupts = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    interrupts++;
-    if (interrupts === 1) {
-      err.line(paint.yellow(`${signal}: stopping; consumers finish the batch in hand (Ctrl-C again to quit at once)`));
+  const removeSignalHandlers = onInterrupts(
+    (signal) => {
+      err.line(paint.yellow(`${signal}: stopping; workers finish the jobs in hand (Ctrl-C again to quit at once)`));
       supervisor?.stop();
-    } else {
+    },
+    (signal) => {
       err.line(paint.red(`${signal} again: quitting now; unfinished claims return to the queue when their lease ends`));
       supervisor?.kill();
-      process.exit(ExitCode.interrupted);
-    }
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+    },
+  );
   try {
     const summary = await supervisor.run(queue);
     for (const line of summaryLines(summary)) out.line(line);
     if (summary.problem !== undefined) err.line(paint.red(`jobq: ${summary.problem}`));
     return summary.exitCode;
   } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
+    removeSignalHandlers();
   }
 }

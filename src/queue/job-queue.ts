@@ -1,27 +1,41 @@
+import type { Connection as CallerConnection, PoolConnection as CallerPoolConnection } from 'mysql2/promise';
 import { parseDatabaseUrl, resolveDatabaseUrl, type ConnectionSettings } from '../config/database-url.js';
 import { quoteIdentifier, validateIdentifier } from '../config/identifiers.js';
-import { Database, type ConnectionEvent, type DatabaseCounters } from '../db/database.js';
+import { Database, type ConnectionEvent, type DatabaseCounters, type DatabaseOptions } from '../db/database.js';
 import { describeQueryError } from '../db/server-errors.js';
 import type { ServerVersion } from '../db/server-version.js';
 import { ExitCode, JobqError } from '../errors.js';
-import { claimCycle, DEFAULT_MAX_ATTEMPTS, settlementAfterReconnect, type PendingSettlement } from './claim-cycle.js';
+import type { WorkerOptions } from '../worker/options.js';
+import { Worker } from '../worker/worker.js';
+import { ClaimLoop, type ClaimLoopSettings, type JobSink } from '../worker/claim-loop.js';
+import type { TurnGate } from '../worker/turn-gate.js';
+import { claimTurn, type TurnResult } from './claim-turn.js';
+import { DEFAULTS, MAX_LANES } from './defaults.js';
+import { randomLetters } from './demo-jobs.js';
 import { applyMigrations, assertSchemaCurrent, readSchemaVersion } from './migrate.js';
-import { toJobRow, type JobRow } from './new-jobs.js';
-import { HAS_PENDING_WORK_SQL } from './sql/claim.js';
+import { timeOrderedKey, toJobRow, type JobRow } from './new-jobs.js';
+import { completeSettle, failSettle, releaseSettle, renewSettle, type Settle } from './settlements.js';
+import { hasPendingWork } from './sql/claim.js';
 import * as completeSql from './sql/complete.js';
-import { ID_RANGE_OF_KEYS_SQL, insertJobsSql } from './sql/enqueue.js';
+import { ID_RANGE_OF_KEYS_SQL, INSERT_ONE_JOB_SQL, insertJobsSql } from './sql/enqueue.js';
+import { DELETE_LANES_FROM_SQL, insertLanesSql } from './sql/lanes.js';
 import { COUNT_ROWS_SQL, CREATE_DATABASE_SQL, DROP_TABLE_SQL } from './sql/schema.js';
 import * as statsSql from './sql/stats.js';
 import {
   JOB_STATUSES,
+  type AnyTasks,
   type Claim,
   type ClaimOptions,
   type EnqueueResult,
+  type HandlerMap,
+  type JobHandler,
+  type JobOf,
   type JobStatus,
   type NewJob,
   type QueueStats,
   type ServerInfo,
   type Settlement,
+  type TaskMap,
 } from './types.js';
 
 export interface JobQueueOptions {
@@ -32,6 +46,7 @@ export interface JobQueueOptions {
   /**
    * Ride out server restarts and network cuts by reconnecting and sending the statement again
    * (default false: fail at once). The first connection still fails at once unless `waitForServer`.
+   * Workers made by {@link JobQueue.work} always reconnect.
    */
   reconnect?: boolean;
   /** With `reconnect`: also wait, however long, for a server that is down when opening. */
@@ -46,6 +61,8 @@ export interface SetupOptions {
   /** Drop and create the table (the article's setup). Refused on a non-empty table unless `force`. */
   recreate?: boolean;
   force?: boolean;
+  /** Claim turns that may run at once, for all workers together (default 3; see DEFAULTS.lanes). */
+  lanes?: number;
 }
 
 export interface SetupResult {
@@ -56,8 +73,16 @@ export interface SetupResult {
   dropped: number;
 }
 
+/**
+ * Where an enqueue runs. By default on the queue's own connection, committed at once. With
+ * `connection`, on the caller's mysql2 (promise API) connection, inside whatever transaction is
+ * open there: jobq neither commits nor rolls back, so the job exists only if the caller commits.
+ */
+export interface EnqueueOptions {
+  connection?: CallerConnection | CallerPoolConnection;
+}
+
 export const DEFAULT_TABLE = 'jobs';
-const DEFAULT_RETRY_DELAY_MS = 1000;
 // One INSERT per chunk: at most this many rows, and about this many bytes, well under the
 // servers' default max_allowed_packet (16 MiB in MariaDB, 64 MiB in MySQL).
 const CHUNK_ROWS = 1000;
@@ -76,33 +101,39 @@ export interface FailOptions extends SettleOptions {
 }
 
 /**
- * A job queue in one MySQL/MariaDB table. One instance holds one connection; open one per
- * process (or per concurrent consumer), as the CLI's workers do.
+ * A job queue in one MySQL/MariaDB table. An instance holds one connection for enqueueing,
+ * claiming and stats; each worker made by {@link work} opens connections of its own.
+ * `JobQueue.open<Tasks>()` with a map of kinds to payload types makes `enqueue` and the handlers
+ * of `work` type-checked.
  */
-export class JobQueue {
+export class JobQueue<Tasks extends TaskMap = AnyTasks> {
   private readonly quotedTable: string;
+  /** The table named with its database, for statements on a caller's connection. */
+  private readonly qualifiedTable: string;
 
   private constructor(
     private readonly db: Database,
+    private readonly databaseOptions: DatabaseOptions,
     /** The validated table name. */
     readonly table: string,
   ) {
     this.quotedTable = quoteIdentifier(table);
+    this.qualifiedTable = `${quoteIdentifier(db.settings.database)}.${this.quotedTable}`;
   }
 
   /** Connects to the server, checking that it has SKIP LOCKED. Accepts a URL or options. */
-  static async open(urlOrOptions: string | JobQueueOptions = {}): Promise<JobQueue> {
+  static async open<Tasks extends TaskMap = AnyTasks>(urlOrOptions: string | JobQueueOptions = {}): Promise<JobQueue<Tasks>> {
     const options = typeof urlOrOptions === 'string' ? { url: urlOrOptions } : urlOrOptions;
     const settings = parseDatabaseUrl(resolveDatabaseUrl(options.url));
     const table = validateIdentifier(options.table ?? DEFAULT_TABLE, 'table');
     if (options.createDatabase) await createDatabase(settings);
-    const db = await Database.open({
+    const databaseOptions: DatabaseOptions = {
       settings,
       reconnect: options.reconnect ?? false,
       waitForServer: (options.reconnect ?? false) && (options.waitForServer ?? false),
       ...(options.onConnectionEvent !== undefined && { onConnectionEvent: options.onConnectionEvent }),
-    });
-    return new JobQueue(db, table);
+    };
+    return new JobQueue<Tasks>(await Database.open(databaseOptions), databaseOptions, table);
   }
 
   /** The server's version, as read on connect. */
@@ -111,7 +142,7 @@ export class JobQueue {
   }
 
   /** Database name, host and port in use (no password). */
-  get location(): Pick<ConnectionSettings, 'host' | 'port' | 'database' | 'user'> {
+  get location(): { host: string; port: number; database: string; user: string } {
     const { host, port, database, user } = this.db.settings;
     return { host, port, database, user };
   }
@@ -124,9 +155,12 @@ export class JobQueue {
   /**
    * Creates the table if it does not exist, or migrates it to the current schema keeping its rows.
    * Harmless to run again. With `recreate`, drops it first: refused with the row count if it has
-   * rows, unless `force`.
+   * rows, unless `force`. With `lanes`, sets how many claim turns may run at once.
    */
   async setup(options: SetupOptions = {}): Promise<SetupResult> {
+    if (options.lanes !== undefined && !(Number.isInteger(options.lanes) && options.lanes >= 1 && options.lanes <= MAX_LANES)) {
+      throw new JobqError(`lanes must be a whole number from 1 to ${MAX_LANES}, not ${JSON.stringify(options.lanes)}`, ExitCode.usage);
+    }
     const database = this.db.settings.database;
     let from = await readSchemaVersion(this.db, database, this.table);
     let dropped = 0;
@@ -141,7 +175,11 @@ export class JobQueue {
       await this.db.query(DROP_TABLE_SQL(this.quotedTable));
       from = null;
     }
-    const to = await applyMigrations(this.db, this.quotedTable, from ?? 0);
+    const to = await applyMigrations(this.db, this.table, this.quotedTable, from ?? 0);
+    if (options.lanes !== undefined) {
+      await this.db.query(DELETE_LANES_FROM_SQL, [this.table, options.lanes]);
+      await this.db.query(insertLanesSql(options.lanes), Array(options.lanes).fill(this.table));
+    }
     return { from, to, dropped };
   }
 
@@ -150,32 +188,62 @@ export class JobQueue {
     await assertSchemaCurrent(this.db, this.db.settings.database, this.table);
   }
 
-  /** Queues one job; returns its id. */
-  async enqueue(job: NewJob): Promise<number> {
-    const { firstId } = await this.enqueueMany([job]);
-    return firstId as number;
+  /**
+   * Queues one job and returns its id, in one round trip. With `connection`, inside the caller's
+   * own transaction (see {@link EnqueueOptions}). A job whose key exists already is not queued
+   * twice: the existing job's id comes back.
+   */
+  async enqueue(job: NewJob<Tasks>, options: EnqueueOptions = {}): Promise<number> {
+    const row = toJobRow(job, 'job');
+    const result = await this.runOn<{ insertId: number }>(options, INSERT_ONE_JOB_SQL(this.tableFor(options)), row);
+    return Number(result.insertId);
   }
 
   /**
    * Queues jobs with multi-row INSERTs, one round trip per chunk of up to 1,000 jobs (each chunk
-   * all or nothing). Every job is checked before anything is sent. Each job's key makes the insert
-   * idempotent: sending the same jobs again after a lost connection adds nothing twice.
-   * `idRange: false` skips the read of the ids (one more round trip per chunk).
+   * all or nothing; with `connection`, all of them in the caller's transaction). Every job is
+   * checked before anything is sent. Each job's key makes the insert idempotent: sending the same
+   * jobs again after a lost connection adds nothing twice. `idRange: false` skips the read of the
+   * ids (one more round trip per chunk).
    */
-  async enqueueMany(jobs: readonly NewJob[], options: { idRange?: boolean } = {}): Promise<EnqueueResult> {
-    const rows = jobs.map((job, i) => toJobRow(job, `job ${i + 1}`));
-    let firstId: number | null = null;
-    let lastId: number | null = null;
-    for (const chunk of chunks(rows)) {
-      await this.run(insertJobsSql(this.quotedTable, chunk.length), chunk.flat());
-      if (options.idRange === false) continue;
-      const [range] = await this.run<Array<{ first_id: number; last_id: number }>>(ID_RANGE_OF_KEYS_SQL(this.quotedTable), [chunk.map((row) => row[0])]);
-      if (range !== undefined) {
-        firstId = firstId === null ? Number(range.first_id) : Math.min(firstId, Number(range.first_id));
-        lastId = lastId === null ? Number(range.last_id) : Math.max(lastId, Number(range.last_id));
-      }
-    }
-    return { count: rows.length, firstId, lastId };
+  async enqueueMany(jobs: ReadonlyArray<NewJob<Tasks>>, options: EnqueueOptions & { idRange?: boolean } = {}): Promise<EnqueueResult> {
+    return this.insertRows(
+      jobs.map((job, i) => toJobRow(job, `job ${i + 1}`)),
+      options,
+    );
+  }
+
+  /** `start-processing`'s generators: the article's random demo rows. @internal */
+  async enqueueDemoJobs(count: number): Promise<void> {
+    const rows = Array.from({ length: count }, (): JobRow => [timeOrderedKey(), null, null, randomLetters(), randomLetters(), 0]);
+    await this.insertRows(rows, { idRange: false });
+  }
+
+  /**
+   * Starts an in-process worker that runs `handlers` on claimed jobs: one function for every
+   * kind, or an object of handlers by kind (then only those kinds are claimed). See
+   * {@link WorkerOptions} for the options and their defaults; `await worker.stop()` to stop.
+   */
+  work(handlers: JobHandler<JobOf<Tasks>> | HandlerMap<Tasks>, options: WorkerOptions = {}): Worker<Tasks> {
+    const { database } = this.db.settings;
+    return new Worker<Tasks>(
+      {
+        table: this.table,
+        quotedTable: this.quotedTable,
+        connect: (onConnectionEvent) => Database.open({ ...this.databaseOptions, reconnect: true, waitForServer: false, onConnectionEvent }),
+        assertReady: (db) => assertSchemaCurrent(db, database, this.table),
+      },
+      handlers,
+      options,
+    );
+  }
+
+  /**
+   * A claim loop on this queue's connection, for `start-processing`'s consumers, which bring
+   * their own gate and batch handling. @internal
+   */
+  claimLoop(settings: ClaimLoopSettings, gate: TurnGate, sink: JobSink, onTurn: (result: TurnResult) => void): ClaimLoop {
+    return new ClaimLoop(this.db, this.quotedTable, settings, gate, sink, onTurn);
   }
 
   /**
@@ -183,12 +251,12 @@ export class JobQueue {
    * primary key with SKIP LOCKED and marks them claimed under a new token, in one short transaction.
    */
   async claim(options: ClaimOptions): Promise<Claim> {
-    return (await this.inTransaction(() => claimCycle(this.db, this.quotedTable, undefined, options))).claim;
+    return (await this.turn([], options)).claim;
   }
 
   /** Deletes the claim's jobs (or marks them `done` with `keepDone`), only those it still owns. */
   async complete(claim: Claim, options: SettleOptions & { keepDone?: boolean } = {}): Promise<Settlement> {
-    return this.settle(claim, this.completeSql(options.keepDone), [], options.ids);
+    return this.settle(completeSettle(this.quotedTable, claim, this.idsOf(claim, options.ids), options.keepDone ?? DEFAULTS.keepDone));
   }
 
   /**
@@ -196,13 +264,13 @@ export class JobQueue {
    * commit: what a consumer loop does, in three round trips instead of six.
    */
   async completeAndClaim(previous: Claim, options: ClaimOptions & { keepDone?: boolean }): Promise<{ settlement: Settlement; claim: Claim }> {
-    const pending: PendingSettlement = { claim: previous, sql: this.completeSql(options.keepDone) };
-    return this.inTransaction(() => claimCycle(this.db, this.quotedTable, pending, options));
+    const settle = previous.jobs.length === 0 ? [] : [completeSettle(this.quotedTable, previous, this.idsOf(previous), options.keepDone ?? DEFAULTS.keepDone)];
+    return this.turn(settle, options);
   }
 
   /** Hands the claim's jobs back to the queue, unclaimed and due at once. */
   async release(claim: Claim, options: SettleOptions = {}): Promise<Settlement> {
-    return this.settle(claim, completeSql.RELEASE_OWNED_SQL(this.quotedTable), [], options.ids);
+    return this.settle(releaseSettle(this.quotedTable, claim, this.idsOf(claim, options.ids)));
   }
 
   /**
@@ -211,43 +279,35 @@ export class JobQueue {
    * message (first 1,000 characters) is kept in `last_error` either way.
    */
   async fail(claim: Claim, error: unknown, options: FailOptions = {}): Promise<Settlement & { failed: number }> {
-    const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
-    const message = (error instanceof Error ? error.message : String(error)).slice(0, 1000);
-    const params = [maxAttempts, maxAttempts, Math.round((options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS) * 1000), message];
-    const settlement = await this.settle(claim, completeSql.FAIL_OWNED_SQL(this.quotedTable), params, options.ids);
-    const ids = new Set(options.ids ?? claim.jobs.map((job) => job.id));
-    const failed = claim.jobs.filter((job) => ids.has(job.id) && job.attempts >= maxAttempts).length;
+    const policy = { maxAttempts: options.maxAttempts ?? DEFAULTS.maxAttempts, retryDelayMs: options.retryDelayMs ?? DEFAULTS.retryDelayMs };
+    const ids = this.idsOf(claim, options.ids);
+    const settlement = await this.settle(failSettle(this.quotedTable, claim, ids, error, policy));
+    const failed = claim.jobs.filter((job) => ids.includes(job.id) && job.attempts >= policy.maxAttempts).length;
     return { ...settlement, failed };
   }
 
   /** Pushes the claim's lease end to `leaseSeconds` from now; returns how many jobs are still held. */
   async extendLease(claim: Claim, leaseSeconds: number): Promise<number> {
     if (claim.jobs.length === 0) return 0;
-    const result = await this.run<{ affectedRows: number }>(completeSql.EXTEND_LEASE_SQL(this.quotedTable), [
-      Math.round(leaseSeconds * 1e6),
-      claim.jobs.map((job) => job.id),
-      claim.token,
-    ]);
-    return result.affectedRows;
+    const [sql, values] = renewSettle(this.quotedTable, claim, this.idsOf(claim), leaseSeconds).statement;
+    return (await this.run<{ affectedRows: number }>(sql, [...(values ?? [])])).affectedRows;
   }
 
   /** Puts `failed` jobs (all, or those with the given ids) back to `unclaimed` with fresh attempts. */
   async requeueFailed(ids?: readonly number[]): Promise<number> {
     const byIds = ids !== undefined;
     if (byIds && ids.length === 0) return 0;
-    const result = await this.run<{ affectedRows: number }>(
-      completeSql.REQUEUE_FAILED_SQL(this.quotedTable, byIds),
-      byIds ? [ids] : [],
-    );
+    const result = await this.run<{ affectedRows: number }>(completeSql.REQUEUE_FAILED_SQL(this.quotedTable, byIds), byIds ? [ids] : []);
     return result.affectedRows;
   }
 
   /**
    * Whether anything is left to do: a claimed job, or an unclaimed one that is due now (or at any
-   * time, with `includeDelayed`). Two index dives; what --until-empty and --once poll.
+   * time, with `includeDelayed`); of some kinds only, with `kinds`. Index dives only.
    */
-  async hasPendingWork(options: { includeDelayed?: boolean } = {}): Promise<boolean> {
-    const rows = await this.run<Array<{ pending: number }>>(HAS_PENDING_WORK_SQL(this.quotedTable, options.includeDelayed ?? false));
+  async hasPendingWork(options: { includeDelayed?: boolean; kinds?: readonly string[] } = {}): Promise<boolean> {
+    const [sql, values] = hasPendingWork(this.quotedTable, { ...(options.kinds !== undefined && { kinds: options.kinds }) }, options.includeDelayed ?? false);
+    const rows = await this.run<Array<{ pending: number }>>(sql, values);
     return Number(rows[0]?.pending) === 1;
   }
 
@@ -274,9 +334,7 @@ export class JobQueue {
     const kinds: QueueStats['byKind'] = [...byKind].map(([kind, kindCounts]) => ({ kind, counts: kindCounts }));
     if (Object.values(withoutKind).some((n) => n > 0)) kinds.unshift({ kind: null, counts: withoutKind });
     const [head] = await this.run<Array<{ age_us: number | null; max_id: number | null }>>(statsSql.HEAD_AGE_AND_MAX_ID_SQL(this.quotedTable));
-    const owners = await this.run<Array<{ owner_id: number; count: number; expired: number }>>(
-      statsSql.CLAIMED_BY_OWNER_SQL(this.quotedTable),
-    );
+    const owners = await this.run<Array<{ owner_id: number; count: number; expired: number }>>(statsSql.CLAIMED_BY_OWNER_SQL(this.quotedTable));
     return {
       table: this.table,
       counts,
@@ -301,32 +359,70 @@ export class JobQueue {
     return { version: info.version, isolationLevel: info.isolation, binlogFormat: info.binlog_format, binlogEnabled: Number(info.log_bin) === 1 };
   }
 
-  /** Closes the connection. */
+  /** Closes the connection. Workers made by {@link work} have their own: stop them first. */
   async close(): Promise<void> {
     await this.db.close();
   }
 
-  private completeSql(keepDone: boolean | undefined): string {
-    return (keepDone ? completeSql.MARK_DONE_SQL : completeSql.DELETE_OWNED_SQL)(this.quotedTable);
+  private async insertRows(rows: JobRow[], options: EnqueueOptions & { idRange?: boolean }): Promise<EnqueueResult> {
+    const table = this.tableFor(options);
+    let firstId: number | null = null;
+    let lastId: number | null = null;
+    for (const chunk of chunks(rows)) {
+      await this.runOn(options, insertJobsSql(table, chunk.length), chunk.flat());
+      if (options.idRange === false) continue;
+      const [range] = await this.runOn<Array<{ first_id: number; last_id: number }>>(options, ID_RANGE_OF_KEYS_SQL(table), [chunk.map((row) => row[0])]);
+      if (range !== undefined) {
+        firstId = firstId === null ? Number(range.first_id) : Math.min(firstId, Number(range.first_id));
+        lastId = lastId === null ? Number(range.last_id) : Math.max(lastId, Number(range.last_id));
+      }
+    }
+    return { count: rows.length, firstId, lastId };
   }
 
-  /** Runs a settle statement (params: ...leading, [ids], token) on the claim's jobs, or some of them. */
-  private async settle(claim: Claim, sql: string, leading: unknown[], only?: readonly number[]): Promise<Settlement> {
+  private idsOf(claim: Claim, only?: readonly number[]): readonly number[] {
+    if (only === undefined) return claim.jobs.map((job) => job.id);
     const held = new Set(claim.jobs.map((job) => job.id));
-    const ids = only ?? [...held];
-    const stranger = ids.find((id) => !held.has(id));
+    const stranger = only.find((id) => !held.has(id));
     if (stranger !== undefined) throw new JobqError(`job ${stranger} is not part of this claim`, ExitCode.usage);
-    if (ids.length === 0) return { settled: 0, lost: 0 };
-    const reconnects = this.db.counters.reconnects;
-    const result = await this.run<{ affectedRows: number }>(sql, [...leading, ids, claim.token]);
-    // Sent twice across a reconnect, the statement may find its work done by the first sending.
-    if (this.db.counters.reconnects !== reconnects) return settlementAfterReconnect(this.db, this.quotedTable, ids, { claim });
-    return { settled: result.affectedRows, lost: ids.length - result.affectedRows };
+    return only;
+  }
+
+  private async turn(settle: Settle[], claim: ClaimOptions): Promise<{ settlement: Settlement; claim: Claim }> {
+    try {
+      return await claimTurn(this.db, this.quotedTable, { settle, claim });
+    } catch (error) {
+      throw describeQueryError(error, this.table, this.db.settings.database);
+    }
+  }
+
+  private async settle(settle: Settle): Promise<Settlement> {
+    if (settle.ids.length === 0) return { settled: 0, lost: 0 };
+    try {
+      return (await claimTurn(this.db, this.quotedTable, { settle: [settle] })).settlement;
+    } catch (error) {
+      throw describeQueryError(error, this.table, this.db.settings.database);
+    }
   }
 
   private async countRows(): Promise<number> {
     const rows = await this.run<Array<{ count: number }>>(COUNT_ROWS_SQL(this.quotedTable));
     return Number(rows[0]?.count ?? 0);
+  }
+
+  private tableFor(options: EnqueueOptions): string {
+    return options.connection === undefined ? this.quotedTable : this.qualifiedTable;
+  }
+
+  /** One statement on the caller's connection if given, else on the queue's own. */
+  private async runOn<T>(options: EnqueueOptions, sql: string, values: unknown[]): Promise<T> {
+    if (options.connection === undefined) return this.run<T>(sql, values);
+    try {
+      const [result] = await options.connection.query(sql, values);
+      return result as T;
+    } catch (error) {
+      throw describeQueryError(error, this.table, this.db.settings.database);
+    }
   }
 
   /** One statement, with a missing or misshapen table turned into an actionable error. */
@@ -337,16 +433,6 @@ export class JobQueue {
       throw describeQueryError(error, this.table, this.db.settings.database);
     }
   }
-
-  /** A claim transaction, with a missing or misshapen table turned into an actionable error. */
-  private async inTransaction<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      throw describeQueryError(error, this.table, this.db.settings.database);
-    }
-  }
-
 }
 
 /** Rows in INSERT-sized chunks: at most CHUNK_ROWS rows and about CHUNK_BYTES of values. */

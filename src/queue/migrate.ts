@@ -22,9 +22,9 @@ export async function readSchemaVersion(db: Database, database: string, table: s
 }
 
 /** Applies the migrations after `from`, in order; returns the version reached. */
-export async function applyMigrations(db: Database, quotedTable: string, from: number): Promise<number> {
+export async function applyMigrations(db: Database, table: string, quotedTable: string, from: number): Promise<number> {
   for (const migration of MIGRATIONS) {
-    if (migration.version > from) await db.query(migration.sql(quotedTable));
+    if (migration.version > from) await db.query(migration.sql(quotedTable), migration.values?.(table));
   }
   return CURRENT_SCHEMA_VERSION;
 }

@@ -1,9 +1,12 @@
-import { randomUUID } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import { ExitCode, JobqError } from '../errors.js';
-import { MAX_PAYLOAD_BYTES, type NewJob } from './types.js';
+import { MAX_PAYLOAD_BYTES, type UntypedNewJob } from './types.js';
 
 /** One row for the INSERT, in the column order of `insertJobsSql`. */
 export type JobRow = [key: string, kind: string | null, payload: string | null, d: string, e: string, delayMicroseconds: number];
+
+/** The article's demo fields ride along only for `start-processing`'s generators. */
+export type DemoJob = UntypedNewJob & { d?: string; e?: string };
 
 const KEY = /^[\x21-\x7e]{1,64}$/;
 const MAX_DELAY_SECONDS = 10 * 365 * 24 * 3600;
@@ -12,7 +15,7 @@ const MAX_DELAY_SECONDS = 10 * 365 * 24 * 3600;
  * Checks a job and turns it into a row, or throws one line saying which job and what is wrong.
  * Payloads are refused, never truncated: not JSON-serialisable, or larger than 64 KiB.
  */
-export function toJobRow(job: NewJob, position: string): JobRow {
+export function toJobRow(job: DemoJob, position: string): JobRow {
   const fail = (what: string): never => {
     throw new JobqError(`${position}: ${what}`, ExitCode.usage);
   };
@@ -36,7 +39,27 @@ export function toJobRow(job: NewJob, position: string): JobRow {
   if (typeof delaySeconds !== 'number' || !Number.isFinite(delaySeconds) || delaySeconds < 0 || delaySeconds > MAX_DELAY_SECONDS) {
     fail(`delay must be a number of seconds from 0 to ${MAX_DELAY_SECONDS}, not ${JSON.stringify(job.delaySeconds)}`);
   }
-  return [job.key ?? randomUUID(), job.kind ?? null, payload, job.d ?? '', job.e ?? '', Math.round(delaySeconds * 1e6)];
+  return [job.key ?? timeOrderedKey(), job.kind ?? null, payload, job.d ?? '', job.e ?? '', Math.round(delaySeconds * 1e6)];
+}
+
+// Random bytes drawn 4 KiB at a time: one call into the system's generator per 512 keys.
+const pool = Buffer.alloc(4096);
+let poolOffset = pool.length;
+
+/**
+ * A job key that sorts by creation time: 12 hex digits of milliseconds, then 16 of randomness
+ * (unique enough: 2^64 per millisecond). New keys land at the right-hand end of the unique index,
+ * like the auto-increment ids, instead of all over it as random UUIDs do; the README's
+ * Performance section has the figures.
+ */
+export function timeOrderedKey(): string {
+  if (poolOffset + 8 > pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const random = pool.toString('hex', poolOffset, poolOffset + 8);
+  poolOffset += 8;
+  return Date.now().toString(16).padStart(12, '0') + random;
 }
 
 function delayUntil(runAfter: Date, fail: (what: string) => never): number {

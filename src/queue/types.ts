@@ -1,33 +1,57 @@
+import type { Lane } from './sql/claim.js';
+
+export type { Lane } from './sql/claim.js';
+
 /** Where a job is in its life: see "Job states" in the README. */
 export type JobStatus = 'unclaimed' | 'claimed' | 'done' | 'failed';
 export const JOB_STATUSES: readonly JobStatus[] = ['unclaimed', 'claimed', 'done', 'failed'];
 
-/** How a consumer chooses candidates: the article's random first letter of `d`, or oldest first. */
-export type Pick = 'random-prefix' | 'oldest';
-export const PICKS: readonly Pick[] = ['random-prefix', 'oldest'];
-
-/** The most jobs one claim may take: each holds a row lock and a lock-heap entry until COMMIT. */
-export const MAX_BATCH_SIZE = 1000;
+/** How a claim chooses candidates: the article's random first letter of `d` (the demo), or oldest first. */
+export type CandidatePick = 'random-prefix' | 'oldest';
+export const CANDIDATE_PICKS: readonly CandidatePick[] = ['random-prefix', 'oldest'];
 
 /** The largest payload a job may carry, as UTF-8 JSON text. */
 export const MAX_PAYLOAD_BYTES = 64 * 1024;
 
-/** A job to insert. */
-export interface NewJob {
-  /** What sort of job this is (at most 64 characters); `work --kind` claims one kind only. */
-  kind?: string;
-  /** Anything JSON can hold, at most {@link MAX_PAYLOAD_BYTES} as JSON text. */
-  payload?: unknown;
+/**
+ * Job kinds and their payload types, for a typed queue: `JobQueue.open<Tasks>()` with
+ * `type Tasks = { email: { to: string }; report: { day: string } }`. Without one, any kind
+ * (or none) with any payload.
+ */
+export type TaskMap = Record<string, unknown>;
+
+/** The task map of a queue opened without one: every kind, every payload. */
+export type AnyTasks = { [kind: string]: unknown };
+
+/** True for the untyped default task map. */
+type IsUntyped<Tasks> = string extends keyof Tasks ? true : false;
+
+/** When and how a job is queued, whatever its kind. */
+export interface EnqueueTiming {
   /** Not handed out before this time (the server's clock decides, by the delay from now). */
   runAfter?: Date;
   /** Not handed out before this many seconds from now. */
   delaySeconds?: number;
-  /** Unique key (1-64 ASCII characters): a job whose key exists already is not inserted again. Made up when absent. */
+  /**
+   * Unique key (1-64 ASCII characters): a job whose key exists already is not inserted again.
+   * Made up when absent, ordered by time (see new-jobs.ts).
+   */
   key?: string;
-  /** The article's demo fields (64 letters each in the demo); empty when not given. */
-  d?: string;
-  e?: string;
 }
+
+/** A job to insert into an untyped queue. */
+export interface UntypedNewJob extends EnqueueTiming {
+  /** What sort of job this is (at most 64 characters); handler maps and `work --kind` claim by kind. */
+  kind?: string;
+  /** Anything JSON can hold, at most {@link MAX_PAYLOAD_BYTES} as JSON text. */
+  payload?: unknown;
+}
+
+/** A job to insert: in a typed queue, a known kind with its payload type. */
+export type NewJob<Tasks extends TaskMap = AnyTasks> =
+  IsUntyped<Tasks> extends true
+    ? UntypedNewJob
+    : { [Kind in keyof Tasks & string]: EnqueueTiming & { kind: Kind; payload: Tasks[Kind] } }[keyof Tasks & string];
 
 /** What {@link JobQueue.enqueueMany} did. */
 export interface EnqueueResult {
@@ -38,24 +62,46 @@ export interface EnqueueResult {
   lastId: number | null;
 }
 
-/** A job handed to a consumer by a claim. */
+/** A job handed out by a claim. */
 export interface ClaimedJob {
   id: number;
   kind: string | null;
   payload: unknown;
   /** How many claims this job has seen, this one included. */
   attempts: number;
-  d: string;
-  e: string;
 }
+
+/** A job as a handler of `queue.work` gets it. */
+export interface Job<Kind extends string | null = string | null, Payload = unknown> {
+  id: number;
+  kind: Kind;
+  payload: Payload;
+  /** How many times this job has been handed out, this time included. */
+  attempts: number;
+  /** Fires when the worker is stopped hard (`stop({ timeoutMs })` ran out): give up and throw. */
+  signal: AbortSignal;
+}
+
+/** The jobs a handler of a queue may get: in a typed queue, one of its kinds with that kind's payload. */
+export type JobOf<Tasks extends TaskMap> =
+  IsUntyped<Tasks> extends true ? Job : { [Kind in keyof Tasks & string]: Job<Kind, Tasks[Kind]> }[keyof Tasks & string];
+
+/** Runs one job: returning completes it, throwing fails it (retried later, or `failed`). */
+export type JobHandler<J> = (job: J) => unknown;
+
+/** One handler per kind; the worker claims only these kinds. */
+export type HandlerMap<Tasks extends TaskMap> =
+  IsUntyped<Tasks> extends true
+    ? { [kind: string]: JobHandler<Job<string, unknown>> }
+    : { [Kind in keyof Tasks & string]?: JobHandler<Job<Kind, Tasks[Kind]>> };
 
 export interface ClaimOptions {
   /** Most jobs to take (1 to {@link MAX_BATCH_SIZE}). */
   batchSize: number;
-  /** Only jobs of this kind (then `pick` is always oldest first). */
-  kind?: string;
-  /** How candidates are chosen when no `kind` is given; default `oldest`. */
-  pick?: Pick;
+  /** Only jobs of these kinds (then `pick` is always oldest first). */
+  kinds?: readonly string[];
+  /** How candidates are chosen when no `kinds` are given; default `oldest`. */
+  pick?: CandidatePick;
   /** Seconds the jobs stay ours; after that another consumer may claim them again. */
   leaseSeconds?: number;
   /** A number from 1 up to record as `owner_id` (the consumer's number in the article); 0, the default, is nobody. */
@@ -63,11 +109,12 @@ export interface ClaimOptions {
   /** A job claimed this often already goes to `failed` instead of being claimed again. */
   maxAttempts?: number;
   /**
-   * Consumers that share a queue claim from disjoint lanes first (`id MOD count = index`), and
-   * take other lanes' jobs only once those have waited `stealAfterMs` (default 50). Give each of
-   * N consumers its own index 0..N-1 and count N; omitted: one lane, no spreading.
+   * Claims that run at the same time read disjoint lanes first (`id MOD count = index`), and take
+   * other lanes' jobs only once those have waited `stealAfterMs`. Omitted: the whole queue.
    */
-  lane?: { index: number; count: number; stealAfterMs?: number };
+  lane?: Lane;
+  /** See `lane`; default 50. */
+  stealAfterMs?: number;
 }
 
 /** The result of one claim attempt. */

@@ -17,11 +17,9 @@ export function childProcesses(parentPid: number): Array<{ pid: number; cmdline:
   return children;
 }
 
-/** The pid of consumer `number` (or generator) forked by the jobq process `parentPid`. */
-export function workerPid(parentPid: number, role: 'consumer' | 'generator', number: number): number {
-  const match = childProcesses(parentPid).find(
-    ({ cmdline }) => cmdline.includes(`${role}.js`) && cmdline.includes(`"number":${number},`),
-  );
+/** The pid of consumer `number` (or generator, or handler worker) forked by the jobq process `parentPid`. */
+export function workerPid(parentPid: number, role: 'consumer' | 'generator' | 'handler-worker', number: number): number {
+  const match = childProcesses(parentPid).find(({ cmdline }) => cmdline.trimEnd().endsWith(`${role}.js ${number}`));
   if (match === undefined) throw new Error(`no ${role} ${number} under pid ${parentPid}`);
   return match.pid;
 }

@@ -1,4 +1,6 @@
+import { after, before } from 'node:test';
 import { JobQueue } from '../../src/index.js';
+import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 /** Sets up the jobs table in `url` and queues `count` article-style jobs in chunks. */
 export async function prefill(url: string, count: number, table = 'jobs'): Promise<void> {
@@ -11,4 +13,19 @@ export async function prefill(url: string, count: number, table = 'jobs'): Promi
   } finally {
     await queue.close();
   }
+}
+
+/** A database of its own with a set-up jobs table and a queue on it, for a test file; dropped after. */
+export function queueForTests(): { readonly db: TestDatabase; readonly queue: JobQueue } {
+  const context = {} as { db: TestDatabase; queue: JobQueue };
+  before(async () => {
+    context.db = await createTestDatabase();
+    context.queue = await JobQueue.open(context.db.url);
+    await context.queue.setup();
+  });
+  after(async () => {
+    await context.queue.close();
+    await context.db.drop();
+  });
+  return context;
 }

@@ -1,11 +1,13 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { DEFAULTS, MAX_LANES } from '../../queue/defaults.js';
 import { JobQueue } from '../../queue/job-queue.js';
-import { addConnectionOptions, type ConnectionOptions } from '../options.js';
+import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
 import { LineWriter } from '../output.js';
 
 interface SetupTablesOptions extends ConnectionOptions {
   recreate?: boolean;
   force?: boolean;
+  lanes?: number;
 }
 
 export function registerSetupTables(program: Command): void {
@@ -13,24 +15,27 @@ export function registerSetupTables(program: Command): void {
     .description('create the database and the jobs table if missing, or migrate the table (rows are kept)')
     .option('--recreate', "drop and create the table (the article's setup); refused if it holds rows")
     .option('--force', 'with --recreate: drop the rows too')
+    .addOption(new Option('--lanes <n>', `claim turns that may run at once, for all workers together (default ${DEFAULTS.lanes} on a new table)`).argParser(numberIn(1, MAX_LANES)))
     .addHelpText(
       'after',
       `
 Examples:
   jobq setup-tables                          create database jobq and table jobs (harmless to repeat)
   jobq setup-tables --table emails           another queue beside it
-  jobq setup-tables --recreate --force       start again from an empty table`,
+  jobq setup-tables --recreate --force       start again from an empty table
+  jobq setup-tables --lanes 8                let up to 8 claims run at once (a server with more cores)`,
     )
     .action(async (options: SetupTablesOptions) => {
       const out = new LineWriter();
       const queue = await JobQueue.open({ url: options.databaseUrl, table: options.table, createDatabase: true });
       try {
-        const result = await queue.setup({ recreate: options.recreate, force: options.force });
+        const result = await queue.setup({ recreate: options.recreate, force: options.force, ...(options.lanes !== undefined && { lanes: options.lanes }) });
         const { database } = queue.location;
         if (result.dropped > 0) out.line(`dropped table ${queue.table} with ${result.dropped} rows`);
         if (result.from === null) out.line(`created table ${queue.table} in database ${database} (schema ${result.to})`);
         else if (result.from < result.to) out.line(`migrated table ${queue.table} in database ${database} from schema ${result.from} to ${result.to}; rows kept`);
         else out.line(`table ${queue.table} in database ${database} is up to date (schema ${result.to})`);
+        if (options.lanes !== undefined) out.line(`lanes: ${options.lanes}`);
       } finally {
         await queue.close();
       }

@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { ExitCode, JobqError } from '../../errors.js';
-import { MAX_BATCH_SIZE, PICKS, type Pick } from '../../queue/types.js';
+import { DEFAULTS, MAX_BATCH_SIZE } from '../../queue/defaults.js';
+import { CANDIDATE_PICKS, type CandidatePick } from '../../queue/types.js';
 import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
 import { runSupervised } from '../supervised-run.js';
 
@@ -13,7 +14,7 @@ interface StartProcessingOptions extends ConnectionOptions {
   duration?: number;
   untilEmpty?: boolean;
   workMs: number;
-  pick: Pick;
+  pick: CandidatePick;
   keepDone?: boolean;
   quiet?: boolean;
   lease: number;
@@ -25,17 +26,17 @@ export function registerStartProcessing(program: Command): void {
     .description('run generator and consumer processes against the jobs table until Ctrl-C')
     .addOption(new Option('-g, --generators <n>', 'generator processes (0: consume only)').argParser(numberIn(0, 64)).default(2))
     .addOption(new Option('-c, --consumers <n>', 'consumer processes (0: generate only)').argParser(numberIn(0, 64)).default(10))
-    .addOption(new Option('-b, --batch-size <n>', 'most jobs one claim may take').argParser(numberIn(1, MAX_BATCH_SIZE)).default(100))
+    .addOption(new Option('-b, --batch-size <n>', 'most jobs one claim may take').argParser(numberIn(1, MAX_BATCH_SIZE)).default(DEFAULTS.batchSize))
     .addOption(new Option('--commit-every <n>', 'a generator commits after every N inserts').argParser(numberIn(1, 1000)).default(10))
     .addOption(new Option('--jobs <n>', 'generators stop after N jobs in total (default: unlimited)').argParser(numberIn(1, Number.MAX_SAFE_INTEGER)))
     .addOption(new Option('--duration <seconds>', 'stop everything gracefully after this long').argParser(numberIn(0.1, 31_536_000, false)))
     .option('--until-empty', 'stop once the generators are done and no unclaimed or claimed job is left')
     .addOption(new Option('--work-ms <ms>', 'simulated processing time per claimed batch').argParser(numberIn(0, 3_600_000)).default(0))
-    .addOption(new Option('--pick <how>', "candidates: the article's random first letter of d, or oldest first").choices(PICKS).default('random-prefix'))
+    .addOption(new Option('--pick <how>', "candidates: the article's random first letter of d, or oldest first").choices(CANDIDATE_PICKS).default('random-prefix'))
     .option('--keep-done', 'mark processed jobs done instead of deleting them (debugging)')
     .option('-q, --quiet', 'no per-claim lines, only progress and the summary')
-    .addOption(new Option('--lease <seconds>', 'a claim holds its jobs this long; then they may be claimed again').argParser(numberIn(1, 86_400, false)).default(60))
-    .addOption(new Option('--max-attempts <n>', 'claims per job before it goes to failed').argParser(numberIn(1, 1000)).default(5))
+    .addOption(new Option('--lease <seconds>', 'a claim holds its jobs this long; then they may be claimed again').argParser(numberIn(1, 86_400, false)).default(DEFAULTS.leaseSeconds))
+    .addOption(new Option('--max-attempts <n>', 'claims per job before it goes to failed').argParser(numberIn(1, 1000)).default(DEFAULTS.maxAttempts))
     .addHelpText(
       'after',
       `

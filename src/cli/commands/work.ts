@@ -1,72 +1,91 @@
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { MAX_BATCH_SIZE } from '../../queue/types.js';
-import { loadHandler } from '../../workers/handler-module.js';
+import { DEFAULTS, MAX_BATCH_SIZE } from '../../queue/defaults.js';
+import { loadHandlers } from '../../processes/handler-module.js';
+import { onlyKinds } from '../../worker/handler-kinds.js';
+import { resolveWorkerOptions } from '../../worker/options.js';
 import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
 import { runSupervised } from '../supervised-run.js';
+import { runWorkerInProcess } from '../work-in-process.js';
 
 interface WorkOptions extends ConnectionOptions {
   handler: string;
   consumers: number;
-  batchSize: number;
-  kind?: string;
   concurrency: number;
+  batchSize: number;
+  kind?: string[];
   once?: boolean;
   lease: number;
   maxAttempts: number;
   retryDelayMs: number;
   keepDone?: boolean;
-  quiet?: boolean;
 }
 
 export function registerWork(program: Command): void {
   addConnectionOptions(program.command('work'))
-    .description('run your own code on queued jobs: consumer processes that call your handler module')
-    .requiredOption('--handler <file>', 'ES module or CommonJS file: default export async (job) => ..., or export handleBatch(jobs)')
-    .addOption(new Option('-c, --consumers <n>', 'consumer processes').argParser(numberIn(1, 64)).default(2))
-    .addOption(new Option('-b, --batch-size <n>', 'most jobs one claim may take').argParser(numberIn(1, MAX_BATCH_SIZE)).default(10))
-    .option('--kind <kind>', 'only jobs of this kind')
-    .addOption(new Option('--concurrency <n>', "jobs of one claim the default export may run at once").argParser(numberIn(1, 1000)).default(1))
+    .description('run your own code on queued jobs: queue.work with your handler module, in one process or several')
+    .requiredOption('--handler <file>', 'ES module or CommonJS file: export default async (job) => ..., or { kind: async (job) => ... }')
+    .addOption(new Option('--concurrency <n>', 'handlers running at once in each process').argParser(numberIn(1, 10_000)).default(DEFAULTS.concurrency))
+    .addOption(new Option('-c, --consumers <n>', 'worker processes (1: this process, no children)').argParser(numberIn(1, 64)).default(1))
+    .addOption(new Option('-b, --batch-size <n>', 'most jobs one claim takes').argParser(numberIn(1, MAX_BATCH_SIZE)).default(DEFAULTS.batchSize))
+    .option('--kind <kind...>', 'only jobs of these kinds')
     .option('--once', 'exit when no job is due (delayed jobs and retries wait for the next run): for cron and tests')
-    .addOption(new Option('--lease <seconds>', 'a claim holds its jobs this long (renewed while the handler runs)').argParser(numberIn(1, 86_400, false)).default(60))
-    .addOption(new Option('--max-attempts <n>', 'attempts per job before it goes to failed').argParser(numberIn(1, 1000)).default(5))
-    .addOption(new Option('--retry-delay-ms <ms>', 'wait before the first retry of a failed job; doubles per attempt').argParser(numberIn(0, 3_600_000)).default(1000))
+    .addOption(new Option('--lease <seconds>', 'a claim holds its jobs this long (renewed while they wait and run)').argParser(numberIn(1, 86_400, false)).default(DEFAULTS.leaseSeconds))
+    .addOption(new Option('--max-attempts <n>', 'attempts per job before it goes to failed').argParser(numberIn(1, 1000)).default(DEFAULTS.maxAttempts))
+    .addOption(new Option('--retry-delay-ms <ms>', 'wait before the first retry of a failed job; doubles per attempt').argParser(numberIn(0, 3_600_000)).default(DEFAULTS.retryDelayMs))
     .option('--keep-done', 'mark finished jobs done instead of deleting them')
-    .option('-q, --quiet', 'no per-claim lines, only failures and the summary')
     .addHelpText(
       'after',
       `
 The handler module:
-  export default async function (job) { ... }        // job: { id, kind, payload, attempts }
-  export async function handleBatch(jobs) { ... }     // optional: the whole claim at once
+  export default async function (job) { ... }          // job: { id, kind, payload, attempts, signal }
+  export default { email: async (job) => { ... } }     // or one handler per kind; only those are claimed
 
 A handler that returns completes its job; one that throws sends it back to the queue after
 --retry-delay-ms, doubling per attempt, and to failed after --max-attempts (with the error kept).
+Ctrl-C stops gracefully: running jobs finish, claimed jobs not yet started go back at once.
 
 Examples:
-  jobq work --handler ./send-email.js --kind email --consumers 4
-  jobq work --handler ./handler.mjs --once            drain what is due, then exit`,
+  jobq work --handler ./send-email.js --kind email
+  jobq work --handler ./handler.mjs --concurrency 50 --consumers 4
+  jobq work --handler ./handler.mjs --once              drain what is due, then exit`,
     )
     .action(async (options: WorkOptions) => {
-      const handler = resolve(options.handler);
-      await loadHandler(options.handler); // a bad path or a module without a handler fails here, once
+      const kinds = options.kind;
+      const handlers = onlyKinds(await loadHandlers(options.handler), kinds); // a bad module fails here, once
+      const workerOptions = resolveWorkerOptions({
+        concurrency: options.concurrency,
+        batchSize: options.batchSize,
+        leaseSeconds: options.lease,
+        maxAttempts: options.maxAttempts,
+        retryDelayMs: options.retryDelayMs,
+        keepDone: options.keepDone ?? false,
+        once: options.once ?? false,
+      });
+      if (options.consumers === 1) {
+        // Exit once done even if the handler module keeps connections or timers open.
+        process.exit(await runWorkerInProcess(options, handlers, workerOptions));
+      }
       process.exitCode = await runSupervised(options, {
         generators: 0,
-        consumers: options.consumers,
-        batchSize: options.batchSize,
+        consumers: 0,
+        handlerWorkers: {
+          count: options.consumers,
+          handler: resolve(options.handler),
+          ...(kinds !== undefined && { kinds }),
+          // Each process runs until the supervisor sees the queue drained (--once) or stops it.
+          options: { ...workerOptions, once: false },
+        },
+        batchSize: workerOptions.batchSize,
         commitEvery: 1,
-        untilEmpty: options.once ?? false,
+        untilEmpty: workerOptions.once,
         ignoreDelayed: true,
         workMs: 0,
         pick: 'oldest',
-        keepDone: options.keepDone ?? false,
-        leaseSeconds: options.lease,
-        maxAttempts: options.maxAttempts,
-        quiet: options.quiet ?? false,
-        handler,
-        concurrency: options.concurrency,
-        retryDelayMs: options.retryDelayMs,
-        ...(options.kind !== undefined && { kind: options.kind }),
+        keepDone: workerOptions.keepDone,
+        leaseSeconds: workerOptions.leaseSeconds,
+        maxAttempts: workerOptions.maxAttempts,
+        quiet: true,
       });
     });
 }

@@ -20,76 +20,106 @@
 // with the article's random first letter, 11,600 jobs/s with 23 % empty claims; with lanes,
 // 3 % empty claims, only the tail of a drain being contended. The lane filter is checked on the
 // index entries themselves (InnoDB secondary indexes carry the primary key): no row lookups.
-// Supervised consumers get their lane with each claim turn (see ClaimGate), other callers choose.
+// A claim gets its lane by locking a lane row (sql/lanes.ts), or, under `start-processing`, from
+// the supervisor with its turn (src/processes/claim-gate.ts).
 // A lane nobody claims from for a while is not stranded: once a job has waited longer than the
 // steal delay, any claim that finds its own lane empty takes it (candidatesStaleSql).
+
+/** Which jobs a claim may take: the whole queue, or jobs of some kinds only (`work` with a handler map). */
+export type ClaimScope = { kinds?: readonly string[] };
+
+/** A lane to claim from first: the jobs with `id MOD count = index`. */
+export interface Lane {
+  index: number;
+  count: number;
+}
+
+const WHOLE_QUEUE: Lane = { index: 0, count: 1 };
 
 /**
  * Which index a candidate query reads, and the columns it filters on there. The kind index holds
  * copies of status and run_after that are set only for jobs with a kind (see schema 4).
  */
-const scope = (byKind: boolean) =>
+const columns = (byKind: boolean) =>
   byKind
     ? { index: 'kind_status_run_after', kind: 'kind = ? AND ', status: 'kind_status', runAfter: 'kind_run_after' }
     : { index: 'status_run_after', kind: '', status: 'status', runAfter: 'run_after' };
 
 /** `[kind = ? AND] status = '<status>' AND run_after <= NOW(6)[ - slack]`, on the scope's columns. */
 const dueIn = (byKind: boolean, status: 'unclaimed' | 'claimed', slack = '') => {
-  const { kind, status: statusColumn, runAfter } = scope(byKind);
+  const { kind, status: statusColumn, runAfter } = columns(byKind);
   return `${kind}${statusColumn} = '${status}' AND ${runAfter} <= NOW(6)${slack}`;
 };
 
 /** A job may be handed out when it is waiting and due, or claimed with its lease run out. */
 const CLAIMABLE = `status IN ('unclaimed', 'claimed') AND run_after <= NOW(6)`;
 
-/** Params: [kind,] limit. */
-const expiredLeases = (table: string, byKind: boolean) => `
-  (SELECT id FROM ${table} FORCE INDEX (${scope(byKind).index})
-    WHERE ${dueIn(byKind, 'claimed')}
-    ORDER BY ${scope(byKind).runAfter}, id LIMIT ?)`;
-
-/** Params: [kind,] lanes, lane, limit. */
-const oldestWaitingInLane = (table: string, byKind: boolean) => `
-  (SELECT id FROM ${table} FORCE INDEX (${scope(byKind).index})
-    WHERE ${dueIn(byKind, 'unclaimed')} AND id MOD ? = ?
-    ORDER BY ${scope(byKind).runAfter}, id LIMIT ?)`;
+/** One index range read in index order, stopping after LIMIT entries. Params: [kind,] ...filter, limit. */
+const rangeRead = (table: string, byKind: boolean, where: string) => `
+  (SELECT id, ${columns(byKind).runAfter} AS due FROM ${table} FORCE INDEX (${columns(byKind).index})
+    WHERE ${where}
+    ORDER BY ${columns(byKind).runAfter}, id LIMIT ?)`;
 
 /**
- * Candidate ids, oldest first, from the consumer's lane; expired leases (the oldest work there is)
- * first. Params: [kind,] limit, [kind,] lanes, lane, limit, limit.
+ * The parts of a candidate query, once per kind when the scope names kinds (each kind is its own
+ * range of the kind index; an IN list over kinds would have to sort them all).
  */
-export const candidatesOldestSql = (table: string, byKind: boolean) => `
-  ${expiredLeases(table, byKind)}
-  UNION ALL
-  ${oldestWaitingInLane(table, byKind)}
-  LIMIT ?`;
+function perKind(table: string, scope: ClaimScope, part: (byKind: boolean) => { where: string; values: unknown[] }): Array<[string, unknown[]]> {
+  const kinds = scope.kinds ?? [];
+  if (kinds.length === 0) {
+    const { where, values } = part(false);
+    return [[rangeRead(table, false, where), values]];
+  }
+  return kinds.map((kind) => {
+    const { where, values } = part(true);
+    return [rangeRead(table, true, where), [kind, ...values]];
+  });
+}
+
+/** Joins range reads with UNION ALL; several of them are merged in due order. Params follow in order. */
+function union(parts: Array<[string, unknown[]]>, limit: number): readonly [string, unknown[]] {
+  const sql = parts.map(([part]) => part).join('\n  UNION ALL');
+  const values = parts.flatMap(([, partValues]) => partValues);
+  return parts.length <= 2
+    ? [`SELECT id FROM (${sql}) AS candidates LIMIT ?`, [...values, limit]]
+    : [`SELECT id FROM (${sql}) AS candidates ORDER BY due, id LIMIT ?`, [...values, limit]];
+}
 
 /**
- * The article's pick: waiting jobs of the consumer's lane whose `d` starts with a given letter, a
+ * Candidate ids, oldest first, from the claim's lane; expired leases (the oldest work there is)
+ * first. Every part is an index range read that stops after its LIMIT.
+ */
+export function candidatesOldest(table: string, scope: ClaimScope, lane: Lane = WHOLE_QUEUE, limit: number): readonly [string, unknown[]] {
+  const expired = perKind(table, scope, (byKind) => ({ where: dueIn(byKind, 'claimed'), values: [limit] }));
+  const waiting = perKind(table, scope, (byKind) => ({ where: `${dueIn(byKind, 'unclaimed')} AND id MOD ? = ?`, values: [lane.count, lane.index, limit] }));
+  return union([...expired, ...waiting], limit);
+}
+
+/**
+ * The article's pick: waiting jobs of the claim's lane whose `d` starts with a given letter, a
  * range on (status, d); topped up with the lane's oldest waiting jobs in the same round trip, so
  * that an unlucky letter never leaves a consumer idle while work waits. UNION drops ids found twice.
- * Params: limit, 'x%', lanes, lane, limit, lanes, lane, limit, limit.
  */
-export const candidatesPrefixSql = (table: string) => `
-  ${expiredLeases(table, false)}
+export function candidatesByPrefix(table: string, pattern: string, lane: Lane = WHOLE_QUEUE, limit: number): readonly [string, unknown[]] {
+  const sql = `
+  ${rangeRead(table, false, dueIn(false, 'claimed'))}
   UNION
-  (SELECT id FROM ${table} FORCE INDEX (status_d)
+  (SELECT id, run_after AS due FROM ${table} FORCE INDEX (status_d)
     WHERE status = 'unclaimed' AND d LIKE ? AND run_after <= NOW(6) AND id MOD ? = ?
     LIMIT ?)
   UNION
-  ${oldestWaitingInLane(table, false)}
-  LIMIT ?`;
+  ${rangeRead(table, false, `${dueIn(false, 'unclaimed')} AND id MOD ? = ?`)}`;
+  return [`SELECT id FROM (${sql}) AS candidates LIMIT ?`, [limit, pattern, lane.count, lane.index, limit, lane.count, lane.index, limit, limit]];
+}
 
 /**
- * Any lane's jobs that have waited past the steal delay: what a consumer whose own lane is empty
+ * Any lane's jobs that have waited past the steal delay: what a claim whose own lane is empty
  * takes over from a busy or dead one. A second round trip, but only when the lane was empty: in a
  * drain every job is "stale", and reading this range on every claim cost 15 % of the throughput.
- * Params: [kind,] steal delay in microseconds, limit.
  */
-export const candidatesStaleSql = (table: string, byKind: boolean) => `
-  SELECT id FROM ${table} FORCE INDEX (${scope(byKind).index})
-   WHERE ${dueIn(byKind, 'unclaimed', ' - INTERVAL ? MICROSECOND')}
-   ORDER BY ${scope(byKind).runAfter}, id LIMIT ?`;
+export function candidatesStale(table: string, scope: ClaimScope, stealAfterMicroseconds: number, limit: number): readonly [string, unknown[]] {
+  return union(perKind(table, scope, (byKind) => ({ where: dueIn(byKind, 'unclaimed', ' - INTERVAL ? MICROSECOND'), values: [stealAfterMicroseconds, limit] })), limit);
+}
 
 /**
  * Locks those candidates nobody else holds and that are still claimable (re-checked on the
@@ -98,7 +128,7 @@ export const candidatesStaleSql = (table: string, byKind: boolean) => `
  * would otherwise send its JSON type pre-parsed, MariaDB its LONGTEXT as text). Params: [ids].
  */
 export const LOCK_CANDIDATES_SQL = (table: string) => `
-  SELECT id, kind, CAST(payload AS CHAR) AS payload, d, e, attempts FROM ${table} FORCE INDEX (PRIMARY)
+  SELECT id, kind, CAST(payload AS CHAR) AS payload, attempts, d, e FROM ${table} FORCE INDEX (PRIMARY)
    WHERE id IN (?) AND ${CLAIMABLE}
    FOR UPDATE SKIP LOCKED`;
 
@@ -126,8 +156,17 @@ export const MARK_FAILED_SQL = (table: string) => `
 export const OWNED_BY_TOKEN_SQL = (table: string) => `
   SELECT id FROM ${table} FORCE INDEX (PRIMARY) WHERE id IN (?) AND claim_token = ?`;
 
-/** Is there work due now (or, with `includeDelayed`, at all)? For --until-empty and --once. Params: none. */
-export const HAS_PENDING_WORK_SQL = (table: string, includeDelayed: boolean) => `
-  SELECT EXISTS (SELECT 1 FROM ${table} FORCE INDEX (status_run_after) WHERE status = 'claimed')
-      OR EXISTS (SELECT 1 FROM ${table} FORCE INDEX (status_run_after)
-                  WHERE status = 'unclaimed'${includeDelayed ? '' : ' AND run_after <= NOW(6)'}) AS pending`;
+/**
+ * Is there work due now (or, with `includeDelayed`, at all) in the scope? For --until-empty and
+ * `once`. Index dives only. Params: none, or the kinds.
+ */
+export function hasPendingWork(table: string, scope: ClaimScope, includeDelayed: boolean): readonly [string, unknown[]] {
+  const kinds = scope.kinds ?? [];
+  const byKind = kinds.length > 0;
+  const { index, kind, status, runAfter } = columns(byKind);
+  const exists = (condition: string) => `EXISTS (SELECT 1 FROM ${table} FORCE INDEX (${index}) WHERE ${kind}${condition})`;
+  const due = includeDelayed ? '' : ` AND ${runAfter} <= NOW(6)`;
+  const one = `${exists(`${status} = 'claimed'`)} OR ${exists(`${status} = 'unclaimed'${due}`)}`;
+  const sql = byKind ? kinds.map(() => one).join(' OR ') : one;
+  return [`SELECT ${sql} AS pending`, kinds.flatMap((k) => [k, k])];
+}

@@ -2,7 +2,7 @@
  * Inserting jobs, many rows per statement (one round trip and one commit per chunk).
  * `job_key` is unique and made by the client: when a connection drops during the COMMIT, the
  * outcome is unknown, and the writer sends the same rows again; rows that did land are matched
- * by their key and left as they are (`id = id` changes nothing), so nothing is duplicated.
+ * by their key and left as they are, so nothing is duplicated.
  * The due time is computed by the server (`NOW(6)` plus the delay), never by the client's clock.
  * Params, per row: job_key, kind, payload, d, e, delay in microseconds.
  */
@@ -10,6 +10,16 @@ export const insertJobsSql = (table: string, rows: number) => `
   INSERT INTO ${table} (job_key, kind, payload, d, e, run_after) VALUES
   ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND)').join(',\n  ')}
   ON DUPLICATE KEY UPDATE id = id`;
+
+/**
+ * One job, whose id comes back in the OK packet: on a new row, its auto-increment id; on a key
+ * that exists, `LAST_INSERT_ID(id)` makes the existing row's id the one reported. One round trip,
+ * where an INSERT and a read of the id took two. Params: as insertJobsSql, one row.
+ */
+export const INSERT_ONE_JOB_SQL = (table: string) => `
+  INSERT INTO ${table} (job_key, kind, payload, d, e, run_after)
+  VALUES (?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND)
+  ON DUPLICATE KEY UPDATE id = LAST_INSERT_ID(id)`;
 
 /** The ids the keys ended up with (a covering read of the unique index). Params: [keys]. */
 export const ID_RANGE_OF_KEYS_SQL = (table: string) => `

@@ -1,3 +1,6 @@
+import { DEFAULTS } from '../defaults.js';
+import { CREATE_LANES_TABLE_SQL, insertLanesSql } from './lanes.js';
+
 /**
  * The jobs table's history, one numbered migration each. `setup-tables` applies the ones a table
  * lacks, in order. The version lives in the table's own COMMENT ("jobq schema N"), set by the same
@@ -7,8 +10,10 @@
 export interface Migration {
   version: number;
   description: string;
-  /** The statement, for a table name that is already validated and quoted. */
+  /** The statements, for a table name that is already validated and quoted. */
   sql: (table: string) => string;
+  /** Values for the statements' `?` placeholders, given the table's plain name. */
+  values?: (name: string) => unknown[];
 }
 
 export const schemaComment = (version: number): string => `jobq schema ${version}`;
@@ -108,6 +113,20 @@ export const MIGRATIONS: readonly Migration[] = [
         DROP INDEX kind_status_run_after,
         ADD KEY kind_status_run_after (kind, kind_status, kind_run_after),
         COMMENT = '${schemaComment(4)}'`,
+  },
+  {
+    version: 5,
+    description: 'claim turns coordinated through lane rows, for workers that share no parent process',
+    // Workers on many machines share nothing but the server, so the server holds their turns: a
+    // claim locks one row of jobq_lanes with SKIP LOCKED in its own transaction and claims from
+    // that lane (id MOD lanes). No two claims in flight read the same candidates, and no more
+    // claims run at once than there are rows. Row locks, not GET_LOCK(): Galera refuses
+    // GET_LOCK (MDEV-30473), and a row lock ends with the transaction, also when the worker dies.
+    sql: (table) => `
+      ${CREATE_LANES_TABLE_SQL};
+      ${insertLanesSql(DEFAULTS.lanes)};
+      ALTER TABLE ${table} COMMENT = '${schemaComment(5)}'`,
+    values: (name) => Array(DEFAULTS.lanes).fill(name),
   },
 ];
 

@@ -1,7 +1,8 @@
-import type { Pick } from '../queue/types.js';
-import type { Lane } from './claim-gate.js';
+import type { CandidatePick, Lane } from '../queue/types.js';
+import type { WorkerOptions } from '../worker/options.js';
+import type { WorkerCounters } from '../worker/worker.js';
 
-/** What every worker child needs to connect. */
+/** What every worker child needs to connect. Sent over IPC, never on the command line: the URL may hold a password. */
 export interface WorkerConnection {
   url: string;
   table: string;
@@ -15,31 +16,37 @@ export interface GeneratorConfig extends WorkerConnection {
   quota?: number;
 }
 
+/** The article's consumer: claims a batch, "processes" it for --work-ms, deletes it. */
 export interface ConsumerConfig extends WorkerConnection {
   role: 'consumer';
   number: number;
   batchSize: number;
-  pick: Pick;
+  pick: CandidatePick;
   workMs: number;
   keepDone: boolean;
   leaseSeconds: number;
   maxAttempts: number;
-  /** The user's module (absolute path) that processes jobs; without it, --work-ms simulates work. */
-  handler?: string;
-  /** Jobs of one claim the handler may run at once. */
-  concurrency: number;
-  /** Claim only jobs of this kind. */
-  kind?: string;
-  /** First retry delay after a handler failure; doubles per attempt. */
-  retryDelayMs: number;
   /** Send each claim's ids (for the claim lines); off with --quiet, which only needs counts. */
   reportIds: boolean;
 }
 
-export type WorkerConfig = GeneratorConfig | ConsumerConfig;
+/** `jobq work --consumers N`: one of N processes running `queue.work` with the user's handler module. */
+export interface HandlerWorkerConfig extends WorkerConnection {
+  role: 'handler-worker';
+  number: number;
+  /** The handler module, an absolute path. */
+  handler: string;
+  /** Only these kinds (`--kind`). */
+  kinds?: string[];
+  options: WorkerOptions;
+}
+
+export type WorkerConfig = GeneratorConfig | ConsumerConfig | HandlerWorkerConfig;
 
 /** Parent to child. */
 export type ParentMessage =
+  /** The first message: what to do. */
+  | { type: 'config'; config: WorkerConfig }
   | { type: 'stop' }
   /** Your turn to talk to the server, claiming from this lane first (see ClaimGate). */
   | { type: 'go'; lane: Lane };
@@ -52,6 +59,8 @@ export type ChildMessage =
    * claimed, which happen in one transaction. `ids` is empty unless the supervisor asked for them.
    */
   | { type: 'cycle'; claimed: number; ids: number[]; candidates: number; failedIds: number[]; settled: number; lost: number }
+  /** A handler worker's counters since its last report. */
+  | { type: 'worked'; counters: WorkerCounters }
   | { type: 'job-failed'; id: number; attempt: number; error: string; final: boolean }
   | { type: 'connection'; state: 'lost' | 'restored'; detail: string }
   | { type: 'retries'; deadlocks: number; lockWaits: number }

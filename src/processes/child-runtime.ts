@@ -1,6 +1,8 @@
+import type { ConnectionEvent } from '../db/database.js';
 import { JobQueue } from '../queue/job-queue.js';
 import { ExitCode, JobqError } from '../errors.js';
-import type { Lane } from './claim-gate.js';
+import type { Lane } from '../queue/types.js';
+import type { TurnGate, TurnTicket } from '../worker/turn-gate.js';
 import { SUPERVISOR_PID_ENV, type ChildMessage, type ParentMessage, type WorkerConfig } from './messages.js';
 
 /**
@@ -11,11 +13,23 @@ export function report(message: ChildMessage): void {
   if (process.send !== undefined && process.connected) process.send(message, undefined, undefined, () => undefined);
 }
 
-/** The worker's configuration, handed over by the supervisor as the first argument. */
-export function readConfig<T extends WorkerConfig>(role: T['role']): T {
-  const config = JSON.parse(process.argv[2] ?? '{}') as T;
-  if (config.role !== role) throw new Error(`expected a ${role} configuration, got ${JSON.stringify(config)}`);
-  return config;
+/**
+ * The worker's configuration, the supervisor's first message. It comes over IPC, not as an
+ * argument, because it holds the database URL: `ps` shows every process's arguments to everyone.
+ */
+export function readConfig<T extends WorkerConfig>(role: T['role']): Promise<T> {
+  if (process.send === undefined) {
+    return Promise.reject(new JobqError(`the ${role} process is started by jobq, which sends its configuration over IPC`, ExitCode.usage));
+  }
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: ParentMessage) => {
+      if (message.type !== 'config') return;
+      process.removeListener('message', onMessage);
+      if (message.config.role === role) resolve(message.config as T);
+      else reject(new Error(`expected a ${role} configuration, got a ${message.config.role} one`));
+    };
+    process.on('message', onMessage);
+  });
 }
 
 /**
@@ -42,6 +56,15 @@ function whenSupervisorGone(then: () => void): void {
   if (orphaned()) setImmediate(once);
 }
 
+// Listening from the moment the worker loads: a "stop" may arrive right behind the configuration,
+// before the worker has read it.
+const stopping = new AbortController();
+const stop = () => stopping.abort();
+process.on('message', (message: ParentMessage) => message.type === 'stop' && stop());
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
+whenSupervisorGone(stop);
+
 /**
  * A flag that turns true when the worker should finish what it has in hand and exit: the
  * supervisor's "stop", SIGINT/SIGTERM (a terminal's Ctrl-C reaches the whole process group,
@@ -49,17 +72,11 @@ function whenSupervisorGone(then: () => void): void {
  * death.
  */
 export function stopRequests(): { readonly requested: boolean; readonly signal: AbortSignal } {
-  const controller = new AbortController();
-  const stop = () => controller.abort();
-  process.on('message', (message: ParentMessage) => message.type === 'stop' && stop());
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  whenSupervisorGone(stop);
   return {
     get requested() {
-      return controller.signal.aborted;
+      return stopping.signal.aborted;
     },
-    signal: controller.signal,
+    signal: stopping.signal,
   };
 }
 
@@ -73,36 +90,32 @@ whenSupervisorGone(() => {
 });
 
 /**
- * Runs `work` during a turn granted by the supervisor's ClaimGate, with the lane that comes with
- * it; at once and without a lane when there is no supervisor.
+ * Turns granted by the supervisor's ClaimGate, with the lane that comes with each; at once and
+ * without a lane when there is no supervisor.
  */
-export async function duringTurn<T>(work: (lane: Lane | undefined) => Promise<T>): Promise<T> {
-  if (!supervised || !process.connected) return work(undefined);
-  const lane = await new Promise<Lane | undefined>((go) => {
-    waitingForTurn.push(go);
-    report({ type: 'turn' });
-  });
-  try {
-    return await work(lane);
-  } finally {
-    report({ type: 'turn-done' });
-  }
+export const supervisorTurns: TurnGate = {
+  async enter(): Promise<TurnTicket> {
+    if (!supervised || !process.connected) return { leave: () => undefined };
+    const lane = await new Promise<Lane | undefined>((go) => {
+      waitingForTurn.push(go);
+      report({ type: 'turn' });
+    });
+    return { ...(lane !== undefined && { lane }), leave: () => report({ type: 'turn-done' }) };
+  },
+};
+
+/** Tells the supervisor about an outage, or its end. */
+export function reportConnection(event: ConnectionEvent): void {
+  report(
+    event.state === 'lost'
+      ? { type: 'connection', state: 'lost', detail: event.error.message }
+      : { type: 'connection', state: 'restored', detail: `after ${(event.downMs / 1000).toFixed(1)} s` },
+  );
 }
 
 /** Opens the queue with reconnects, telling the supervisor about outages. */
 export function openQueue(config: WorkerConfig): Promise<JobQueue> {
-  return JobQueue.open({
-    url: config.url,
-    table: config.table,
-    reconnect: true,
-    waitForServer: true,
-    onConnectionEvent: (event) =>
-      report(
-        event.state === 'lost'
-          ? { type: 'connection', state: 'lost', detail: event.error.message }
-          : { type: 'connection', state: 'restored', detail: `after ${(event.downMs / 1000).toFixed(1)} s` },
-      ),
-  });
+  return JobQueue.open({ url: config.url, table: config.table, reconnect: true, waitForServer: true, onConnectionEvent: reportConnection });
 }
 
 /**

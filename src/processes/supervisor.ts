@@ -3,9 +3,10 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { ExitCode, type ExitCodeValue } from '../errors.js';
 import { JobQueue } from '../queue/job-queue.js';
-import type { Pick, QueueStats } from '../queue/types.js';
+import type { CandidatePick, QueueStats } from '../queue/types.js';
+import type { WorkerOptions } from '../worker/options.js';
 import { ClaimGate } from './claim-gate.js';
-import { SUPERVISOR_PID_ENV, type ChildMessage, type WorkerConfig } from './messages.js';
+import { SUPERVISOR_PID_ENV, type ChildMessage, type ParentMessage, type WorkerConfig } from './messages.js';
 
 export interface ProcessingOptions {
   url: string;
@@ -19,20 +20,14 @@ export interface ProcessingOptions {
   durationSeconds?: number;
   untilEmpty: boolean;
   workMs: number;
-  pick: Pick;
+  pick: CandidatePick;
   keepDone: boolean;
   leaseSeconds: number;
   maxAttempts: number;
   /** Claim lines are not wanted (--quiet): consumers report counts only. */
   quiet: boolean;
-  /** The user's module that processes jobs (absolute path); without it, --work-ms simulates work. */
-  handler?: string;
-  /** Jobs of one claim the handler may run at once (default 1). */
-  concurrency?: number;
-  /** Claim only jobs of this kind. */
-  kind?: string;
-  /** First retry delay after a handler failure, doubling per attempt (default 1000). */
-  retryDelayMs?: number;
+  /** `jobq work --consumers N`: processes running `queue.work` with the user's handler module. */
+  handlerWorkers?: { count: number; handler: string; kinds?: string[]; options: WorkerOptions };
   /** With untilEmpty: stop when nothing is due now, leaving delayed jobs for later (`work --once`). */
   ignoreDelayed?: boolean;
 }
@@ -62,7 +57,7 @@ export interface ProcessingSummary {
   crashes: number;
   elapsedSeconds: number;
   /** Seconds from the first claim to the last delete: the consuming window, without start-up. */
-  consumingSeconds: number;
+  consumingSeconds?: number;
   stats: QueueStats;
   exitCode: ExitCodeValue;
   /** Why the run ended badly, when it did. */
@@ -89,6 +84,9 @@ interface Slot {
 const WORKER_NODE_OPTIONS = ['--max-semi-space-size=1', '--single-threaded'];
 
 const workerScript = (role: WorkerConfig['role']) => fileURLToPath(new URL(`./${role}.js`, import.meta.url));
+
+/** How a worker of this role is named in messages. */
+const workerName = (role: WorkerConfig['role'], number: number) => `${role === 'handler-worker' ? 'worker' : role} ${number}`;
 
 /**
  * Forks the generator and consumer children, relays what they report, restarts one that crashes
@@ -124,36 +122,20 @@ export class Supervisor {
     for (let i = 1; i <= options.generators; i++) {
       const quota = share(i);
       this.slots.push({
-        name: `generator ${i}`,
+        name: workerName('generator', i),
         config: { role: 'generator', number: i, url: options.url, table: options.table, commitEvery: options.commitEvery, ...(quota !== undefined && { quota }) },
         inserted: 0,
         finished: false,
       });
     }
     for (let i = 1; i <= options.consumers; i++) {
-      const { url, table, batchSize, pick, workMs, keepDone, leaseSeconds, maxAttempts, quiet, handler, kind } = options;
-      this.slots.push({
-        name: `consumer ${i}`,
-        config: {
-          role: 'consumer',
-          number: i,
-          url,
-          table,
-          batchSize,
-          pick,
-          workMs,
-          keepDone,
-          leaseSeconds,
-          maxAttempts,
-          reportIds: !quiet,
-          concurrency: options.concurrency ?? 1,
-          retryDelayMs: options.retryDelayMs ?? 1000,
-          ...(handler !== undefined && { handler }),
-          ...(kind !== undefined && { kind }),
-        },
-        inserted: 0,
-        finished: false,
-      });
+      const { url, table, batchSize, pick, workMs, keepDone, leaseSeconds, maxAttempts, quiet } = options;
+      this.addSlot({ role: 'consumer', number: i, url, table, batchSize, pick, workMs, keepDone, leaseSeconds, maxAttempts, reportIds: !quiet });
+    }
+    const workers = options.handlerWorkers;
+    for (let i = 1; i <= (workers?.count ?? 0); i++) {
+      const { handler, kinds, options: workerOptions } = workers!;
+      this.addSlot({ role: 'handler-worker', number: i, url: options.url, table: options.table, handler, ...(kinds !== undefined && { kinds }), options: workerOptions });
     }
     for (const slot of this.slots) this.spawn(slot);
     if (options.durationSeconds !== undefined) this.timers.push(setTimeout(() => this.stop(), options.durationSeconds * 1000));
@@ -175,12 +157,17 @@ export class Supervisor {
       crashes: this.crashTimes.length,
       elapsedSeconds: (Date.now() - this.started) / 1000,
       consumingSeconds: this.firstClaimAt === undefined || this.lastSettleAt === undefined ? 0 : (this.lastSettleAt - this.firstClaimAt) / 1000,
+
       stats,
       exitCode: this.problem?.exitCode ?? (this.crashTimes.length > 0 ? ExitCode.workerCrashed : ExitCode.ok),
       ...(this.problem !== undefined
         ? { problem: this.problem.message }
         : this.crashTimes.length > 0 && { problem: `${this.crashTimes.length} worker crash(es); they were restarted and their leases recovered their jobs` }),
     };
+  }
+
+  private addSlot(config: WorkerConfig): void {
+    this.slots.push({ name: workerName(config.role, config.number), config, inserted: 0, finished: false });
   }
 
   /** Graceful stop: generators commit what they have, consumers settle the batch in hand. */
@@ -200,11 +187,14 @@ export class Supervisor {
     const config = slot.config.role === 'generator' && slot.config.quota !== undefined
       ? { ...slot.config, quota: slot.config.quota - slot.inserted }
       : slot.config;
-    const child = fork(workerScript(config.role), [JSON.stringify(config)], {
+    // Only the worker's number goes on its command line; the configuration, URL and password
+    // included, goes over IPC, where `ps` cannot show it.
+    const child = fork(workerScript(config.role), [String(config.number)], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       execArgv: WORKER_NODE_OPTIONS,
       env: { ...process.env, [SUPERVISOR_PID_ENV]: String(process.pid) },
     });
+    child.send({ type: 'config', config } satisfies ParentMessage);
     slot.child = child;
     let fatal: Extract<ChildMessage, { type: 'fatal' }> | undefined;
     child.on('message', (message: ChildMessage) => {
@@ -245,6 +235,15 @@ export class Supervisor {
         if (message.failedIds.length > 0) {
           this.totals.failed += message.failedIds.length;
           this.events.failedJobs(number, message.failedIds);
+        }
+        break;
+      case 'worked':
+        this.totals.consumed += message.counters.completed;
+        this.totals.claims += message.counters.claims;
+        this.totals.emptyClaims += message.counters.emptyClaims;
+        if (message.counters.completed > 0) {
+          this.firstClaimAt ??= Date.now();
+          this.lastSettleAt = Date.now();
         }
         break;
       case 'job-failed':

@@ -1,8 +1,4 @@
-/** A lane of the queue: the jobs with `id MOD count = index`. */
-export interface Lane {
-  index: number;
-  count: number;
-}
+import type { Lane } from '../queue/types.js';
 
 /**
  * Admission control for claim turns, held by the supervisor: at most `lanes` consumers talk to the

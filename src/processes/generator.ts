@@ -4,21 +4,18 @@
  * A batch keeps its job keys until it is known to be in: after a lost connection the same rows go
  * again, and the unique key turns any that did land into no-ops.
  */
-import { randomUUID } from 'node:crypto';
-import { randomLetters } from '../queue/demo-jobs.js';
 import { openQueue, readConfig, report, runWorker, stopRequests } from './child-runtime.js';
 import type { GeneratorConfig } from './messages.js';
 
 runWorker(async () => {
-  const config = readConfig<GeneratorConfig>('generator');
+  const config = await readConfig<GeneratorConfig>('generator');
   const stop = stopRequests();
   const queue = await openQueue(config);
   let inserted = 0;
   try {
     while (!stop.requested && (config.quota === undefined || inserted < config.quota)) {
       const size = Math.min(config.commitEvery, (config.quota ?? Infinity) - inserted);
-      const batch = Array.from({ length: size }, () => ({ key: randomUUID(), d: randomLetters(), e: randomLetters() }));
-      await queue.enqueueMany(batch, { idRange: false });
+      await queue.enqueueDemoJobs(size);
       inserted += size;
       report({ type: 'inserted', count: size });
     }

@@ -1,0 +1,30 @@
+/**
+ * One producer for the bench: `enqueue()` one job at a time from one connection, or the plain
+ * single-row autocommit INSERT it is compared with. Prints jobs per second.
+ * Usage: enqueue-loop.js jobq|jobq-uuid|plain SECONDS (URL from $JOBQ_DATABASE_URL).
+ */
+import { randomUUID } from 'node:crypto';
+import mysql from 'mysql2/promise';
+import { JobQueue } from '../../src/index.js';
+
+const [mode = 'jobq', seconds = '10'] = process.argv.slice(2);
+const until = performance.now() + Number(seconds) * 1000;
+let count = 0;
+if (mode === 'plain') {
+  const connection = await mysql.createConnection(process.env.JOBQ_DATABASE_URL!);
+  const payload = JSON.stringify({ sentAt: 0 });
+  while (performance.now() < until) {
+    await connection.query("INSERT INTO plain_jobs (d, e, status, payload) VALUES ('', '', 'unclaimed', ?)", [payload]);
+    count++;
+  }
+  await connection.end();
+} else {
+  const queue = await JobQueue.open();
+  while (performance.now() < until) {
+    // The payload carries the send time, for the steady scenario's enqueue-to-start latency.
+    await queue.enqueue({ kind: 'bench', payload: { sentAt: Date.now() }, ...(mode === 'jobq-uuid' && { key: randomUUID() }) });
+    count++;
+  }
+  await queue.close();
+}
+console.log(JSON.stringify({ jobsPerSecond: Math.round(count / Number(seconds)), count }));

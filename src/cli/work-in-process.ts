@@ -1,0 +1,66 @@
+import { JobqError } from '../errors.js';
+import { JobQueue } from '../queue/job-queue.js';
+import type { LoadedHandlers } from '../processes/handler-module.js';
+import type { ResolvedWorkerOptions } from '../worker/options.js';
+import type { ConnectionOptions } from './options.js';
+import { connectionLine, jobFailedLine, LineWriter, paint, summaryLines } from './output.js';
+import { onInterrupts } from './signals.js';
+
+/**
+ * `jobq work` with one process: `queue.work` in the command's own process, with no children to
+ * start. Prints failures as they happen and a summary at the end; returns the exit code.
+ */
+export async function runWorkerInProcess(connection: ConnectionOptions, handlers: LoadedHandlers, options: ResolvedWorkerOptions): Promise<number> {
+  const started = performance.now();
+  const queue = await JobQueue.open({ url: connection.databaseUrl, table: connection.table, reconnect: true });
+  try {
+    await queue.assertReady();
+    const worker = queue.work(handlers, options);
+    const stop = () => void worker.stop().catch(() => undefined);
+    const out = new LineWriter(process.stdout, stop);
+    const err = new LineWriter(process.stderr);
+    worker.on('failed', (job, error, { final }) =>
+      err.line(jobFailedLine('worker 1', job.id, job.attempts, options.maxAttempts, error instanceof Error ? error.message : String(error), final)),
+    );
+    worker.on('connection', (event) =>
+      err.line(connectionLine('worker 1', event.state, event.state === 'lost' ? event.error.message : `after ${(event.downMs / 1000).toFixed(1)} s`)),
+    );
+    const removeSignalHandlers = onInterrupts(
+      (signal) => {
+        err.line(paint.yellow(`${signal}: stopping; running jobs finish, claimed jobs not started go back at once (Ctrl-C again to quit at once)`));
+        stop();
+      },
+      (signal) => err.line(paint.red(`${signal} again: quitting now; unfinished claims return to the queue when their lease ends`)),
+    );
+    let problem: JobqError | undefined;
+    try {
+      await worker.finished;
+    } catch (error) {
+      if (!(error instanceof JobqError)) throw error;
+      problem = error;
+    } finally {
+      removeSignalHandlers();
+    }
+    const { completed, claims, emptyClaims, failed, retried } = worker.counters;
+    const summary = {
+      generated: 0,
+      consumed: completed,
+      lostOwnership: 0,
+      claims,
+      emptyClaims,
+      movedToFailed: failed,
+      retriedAfterError: retried,
+      deadlockRetries: 0,
+      lockWaitRetries: 0,
+      crashes: 0,
+      elapsedSeconds: (performance.now() - started) / 1000,
+      stats: await queue.stats(),
+      exitCode: problem?.exitCode ?? 0,
+    };
+    for (const line of summaryLines(summary)) out.line(line);
+    if (problem !== undefined) err.line(paint.red(`jobq: ${problem.message}`));
+    return summary.exitCode;
+  } finally {
+    await queue.close();
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * One of the processes of `jobq work --consumers N`: runs `queue.work` with the user's handler
+ * module and reports its counters and failures to the supervisor. Lanes come from jobq_lanes, as
+ * for any worker; the supervisor only restarts crashed processes and sums up.
+ */
+import type { WorkerCounters } from '../worker/worker.js';
+import { onlyKinds } from '../worker/handler-kinds.js';
+import { openQueue, readConfig, report, reportConnection, runWorker, stopRequests } from './child-runtime.js';
+import { loadHandlers } from './handler-module.js';
+import type { HandlerWorkerConfig } from './messages.js';
+
+const REPORT_EVERY_MS = 200;
+
+runWorker(async () => {
+  const config = await readConfig<HandlerWorkerConfig>('handler-worker');
+  const stop = stopRequests();
+  const handlers = onlyKinds(await loadHandlers(config.handler), config.kinds);
+  const queue = await openQueue(config);
+  try {
+    const worker = queue.work(handlers, config.options);
+    worker.on('failed', (job, error, { final }) =>
+      report({ type: 'job-failed', id: job.id, attempt: job.attempts, error: error instanceof Error ? error.message : String(error), final }),
+    );
+    worker.on('connection', reportConnection);
+    let reported: WorkerCounters = { claims: 0, emptyClaims: 0, completed: 0, retried: 0, failed: 0 };
+    const reportCounters = () => {
+      const now = { ...worker.counters };
+      const delta = Object.fromEntries(Object.entries(now).map(([key, value]) => [key, value - reported[key as keyof WorkerCounters]])) as unknown as WorkerCounters;
+      reported = now;
+      if (Object.values(delta).some((n) => n > 0)) report({ type: 'worked', counters: delta });
+    };
+    const timer = setInterval(reportCounters, REPORT_EVERY_MS);
+    // The stop may have come while the module was still loading.
+    const stopWorker = () => void worker.stop().catch(() => undefined);
+    if (stop.requested) stopWorker();
+    else stop.signal.addEventListener('abort', stopWorker);
+    try {
+      await worker.finished;
+    } finally {
+      clearInterval(timer);
+      reportCounters();
+    }
+  } finally {
+    await queue.close();
+  }
+});

@@ -1,0 +1,175 @@
+import { randomBytes } from 'node:crypto';
+import type { Database, Statement, Transaction } from '../db/database.js';
+import { ExitCode, JobqError } from '../errors.js';
+import { DEFAULTS, MAX_BATCH_SIZE } from './defaults.js';
+import { randomPrefixPattern } from './demo-jobs.js';
+import type { Settle } from './settlements.js';
+import * as claimSql from './sql/claim.js';
+import * as completeSql from './sql/complete.js';
+import * as laneSql from './sql/lanes.js';
+import type { Claim, ClaimedJob, ClaimOptions, Settlement } from './types.js';
+
+/** One turn of a claim loop: settle what the loop holds finished, then (optionally) claim more. */
+export interface TurnRequest {
+  settle?: readonly Settle[];
+  claim?: ClaimOptions;
+  /**
+   * Take the claim's lane by locking a row of jobq_lanes (workers that share no parent): the
+   * queue's name, its lane count, and the lane to try first. Without it, `claim.lane` (if any).
+   */
+  laneRow?: { queue: string; lanes: number; first: number };
+}
+
+export interface TurnResult {
+  settlement: Settlement;
+  claim: Claim;
+  /** The lane the claim read from, when it had one. */
+  lane?: number;
+}
+
+const NOTHING_SETTLED: Settlement = { settled: 0, lost: 0 };
+
+/**
+ * One claim turn, in one transaction and one commit:
+ *   1. START TRANSACTION; settle statements; [lock a lane row;] candidates of the lane
+ *   2. lock candidates FOR UPDATE SKIP LOCKED
+ *   3. mark failed; mark claimed; COMMIT
+ * Three round trips per batch, where the article used six and two commits. The candidate read
+ * takes no locks at READ COMMITTED. Without a claim, the settle statements go in one round trip.
+ */
+export async function claimTurn(db: Database, table: string, request: TurnRequest): Promise<TurnResult> {
+  const settles = request.settle ?? [];
+  const options = request.claim;
+  const reconnectsAtStart = db.counters.reconnects;
+  const reconnected = () => db.counters.reconnects !== reconnectsAtStart;
+  if (options === undefined) {
+    if (settles.length === 0) return { settlement: NOTHING_SETTLED, claim: noClaim(randomBytes(16), 0) };
+    const results = await db.transaction((tx) => tx.commitWith(...settles.map((settle) => settle.statement)));
+    const settlement = reconnected() ? await settlementAfterReconnect(db, table, settles) : tally(settles, results);
+    return { settlement, claim: noClaim(randomBytes(16), 0) };
+  }
+  const batchSize = checkBatchSize(options.batchSize);
+  checkLane(options.lane);
+  const maxAttempts = options.maxAttempts ?? DEFAULTS.maxAttempts;
+  const leaseMicroseconds = Math.round((options.leaseSeconds ?? DEFAULTS.leaseSeconds) * 1e6);
+  // One token for every attempt, and what the last attempt sent with its COMMIT: if the connection
+  // broke during that COMMIT, its outcome is unknown, and the next attempt looks for its own rows
+  // instead of leaving them stranded until their lease runs out.
+  const token = randomBytes(16);
+  let committing: Claim | undefined;
+  return db.transaction(async (tx) => {
+    if (reconnected() && committing !== undefined && committing.jobs.length > 0) {
+      const mine = await db.query<Array<{ id: number }>>(claimSql.OWNED_BY_TOKEN_SQL(table), [committing.jobs.map((job) => job.id), token]);
+      if (mine.length > 0) {
+        const ids = new Set(mine.map((row) => Number(row.id)));
+        const settlement = await settlementAfterReconnect(db, table, settles);
+        return { settlement, claim: { ...committing, jobs: committing.jobs.filter((job) => ids.has(job.id)) } };
+      }
+    }
+    const { laneRow } = request;
+    let lane = laneRow === undefined ? options.lane : { index: laneRow.first, count: laneRow.lanes };
+    const first: Statement[] = settles.map((settle) => settle.statement);
+    if (laneRow !== undefined) first.push([laneSql.LOCK_FREE_LANE_SQL, [laneRow.queue, laneRow.first]]);
+    first.push(candidates(table, options, lane, batchSize));
+    const results = await tx.run(...first);
+    let found = results[results.length - 1] as Array<{ id: number }>;
+    if (laneRow !== undefined) {
+      const taken = await takeLane(tx, laneRow, (results[settles.length] as Array<{ lane: number }>)[0]?.lane);
+      if (taken !== laneRow.first) {
+        lane = taken === undefined ? undefined : { index: taken, count: laneRow.lanes };
+        found = (await tx.run(candidates(table, options, lane, batchSize)))[0] as Array<{ id: number }>;
+      }
+    }
+    if (found.length === 0 && lane !== undefined && lane.count > 1) found = (await tx.run(staleCandidates(table, options, batchSize)))[0] as Array<{ id: number }>;
+    const settlement = reconnected() ? await settlementAfterReconnect(db, table, settles) : tally(settles, results);
+    const laneIndex = lane === undefined ? {} : { lane: lane.index };
+    if (found.length === 0) return { settlement, claim: noClaim(token, 0), ...laneIndex };
+    const [lockedRows] = await tx.run([claimSql.LOCK_CANDIDATES_SQL(table), [found.map((row) => row.id)]]);
+    const locked = lockedRows as Array<ClaimedJob & { payload: string | null }>;
+    if (locked.length === 0) return { settlement, claim: noClaim(token, found.length), ...laneIndex };
+    const exhausted = locked.filter((job) => job.attempts >= maxAttempts).map((job) => job.id);
+    const jobs = locked
+      .filter((job) => job.attempts < maxAttempts)
+      .map((job) => ({ ...job, payload: job.payload === null ? null : JSON.parse(job.payload), attempts: job.attempts + 1 }))
+      .sort((a, b) => a.id - b.id);
+    const writes: Statement[] = [];
+    if (exhausted.length > 0) writes.push([claimSql.MARK_FAILED_SQL(table), [exhausted]]);
+    if (jobs.length > 0) {
+      writes.push([claimSql.MARK_CLAIMED_SQL(table), [options.ownerId ?? 0, token, leaseMicroseconds, jobs.map((job) => job.id)]]);
+    }
+    committing = { token, jobs, candidates: found.length, failedIds: exhausted };
+    await tx.commitWith(...writes);
+    return { settlement, claim: committing, ...laneIndex };
+  });
+}
+
+/**
+ * The lane row this turn holds: the one found free from `first` up, else one free below it, else
+ * (every lane busy) `first` once its holder commits. Undefined when the queue has no lane rows.
+ */
+async function takeLane(tx: Transaction, laneRow: NonNullable<TurnRequest['laneRow']>, foundFree: number | undefined): Promise<number | undefined> {
+  if (foundFree !== undefined) return Number(foundFree);
+  const [below] = (await tx.run([laneSql.LOCK_FREE_LANE_BELOW_SQL, [laneRow.queue, laneRow.first]])) as Array<Array<{ lane: number }>>;
+  if (below![0] !== undefined) return Number(below![0].lane);
+  const [waited] = (await tx.run([laneSql.WAIT_FOR_LANE_SQL, [laneRow.queue, laneRow.first]])) as Array<Array<{ lane: number }>>;
+  return waited![0] === undefined ? undefined : Number(waited![0].lane);
+}
+
+function noClaim(token: Buffer, candidateCount: number): Claim {
+  return { token, jobs: [], candidates: candidateCount, failedIds: [] };
+}
+
+/** Settled and lost jobs, from the settle statements' affected-row counts. */
+function tally(settles: readonly Settle[], results: readonly unknown[]): Settlement {
+  let settled = 0;
+  let owned = 0;
+  settles.forEach((settle, i) => {
+    if (!settle.counted) return;
+    owned += settle.ids.length;
+    settled += (results[i] as { affectedRows: number }).affectedRows;
+  });
+  return { settled, lost: owned - settled };
+}
+
+/**
+ * What settling came to when a reconnect happened on the way: a statement may have been
+ * committed by the lost attempt (and so changed nothing the second time), so count instead the
+ * rows someone else holds now; the rest were settled by us.
+ */
+export async function settlementAfterReconnect(db: Database, table: string, settles: readonly Settle[]): Promise<Settlement> {
+  let lost = 0;
+  let owned = 0;
+  for (const settle of settles) {
+    if (!settle.counted || settle.ids.length === 0) continue;
+    owned += settle.ids.length;
+    const [row] = await db.query<Array<{ others: number }>>(completeSql.HELD_BY_OTHERS_SQL(table), [settle.ids, settle.token]);
+    lost += Number(row?.others ?? 0);
+  }
+  return { settled: owned - lost, lost };
+}
+
+function candidates(table: string, options: ClaimOptions, lane: ClaimOptions['lane'], limit: number): Statement {
+  const scope = { ...(options.kinds !== undefined && { kinds: options.kinds }) };
+  return options.pick === 'random-prefix' && (options.kinds ?? []).length === 0
+    ? claimSql.candidatesByPrefix(table, randomPrefixPattern(), lane, limit)
+    : claimSql.candidatesOldest(table, scope, lane, limit);
+}
+
+function staleCandidates(table: string, options: ClaimOptions, limit: number): Statement {
+  const stealAfterMicroseconds = Math.round((options.stealAfterMs ?? DEFAULTS.stealAfterMs) * 1000);
+  return claimSql.candidatesStale(table, { ...(options.kinds !== undefined && { kinds: options.kinds }) }, stealAfterMicroseconds, limit);
+}
+
+function checkBatchSize(batchSize: number): number {
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
+    throw new JobqError(`batch size must be a whole number from 1 to ${MAX_BATCH_SIZE}, not ${batchSize}`, ExitCode.usage);
+  }
+  return batchSize;
+}
+
+function checkLane(lane: ClaimOptions['lane']): void {
+  if (lane === undefined) return;
+  if (!Number.isInteger(lane.count) || lane.count < 1 || !Number.isInteger(lane.index) || lane.index < 0 || lane.index >= lane.count) {
+    throw new JobqError(`lane must have a whole count >= 1 and an index from 0 to count - 1, not ${JSON.stringify(lane)}`, ExitCode.usage);
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * Every default of the claim and worker path, in one place: the library, `jobq work`,
+ * `start-processing` and their help texts all read them from here.
+ */
+export const DEFAULTS = {
+  /** Handlers one worker runs at once. */
+  concurrency: 10,
+  /**
+   * Jobs one claim takes, and so how many a worker holds ahead of its handlers. The article's
+   * 100; measured in `npm run bench` (see the README's Performance section).
+   */
+  batchSize: 100,
+  /** Seconds a claim holds its jobs before another worker may take them; renewed while they run. */
+  leaseSeconds: 60,
+  /** Claims per job before it goes to `failed`. */
+  maxAttempts: 5,
+  /** Wait before the first retry of a failed job; doubles per attempt, at most an hour. */
+  retryDelayMs: 1000,
+  /** Delete finished jobs (false) or keep them as `done`. */
+  keepDone: false,
+  /** Stop by itself once nothing due is left. */
+  once: false,
+  /**
+   * Claim turns that may run at once against one queue, from every worker on every machine (the
+   * rows of `jobq_lanes`; `setup-tables --lanes`). See src/worker/turn-gate.ts for why a limit.
+   */
+  lanes: 3,
+  /** Another lane's job is taken over by a claim whose own lane is empty once it waited this long. */
+  stealAfterMs: 50,
+} as const;
+
+/** The most jobs one claim may take: each holds a row lock and a lock-heap entry until COMMIT. */
+export const MAX_BATCH_SIZE = 1000;
+
+/** The most lanes a queue may have. */
+export const MAX_LANES = 64;

@@ -1,0 +1,46 @@
+import type { Statement } from '../db/database.js';
+import * as completeSql from './sql/complete.js';
+import type { Claim } from './types.js';
+
+/**
+ * A statement that ends (or extends) some of one claim's jobs, to be sent in the next claim turn's
+ * first round trip. Each names its rows by id and by the claim's token, so it changes nothing on
+ * jobs the claim no longer owns, and is safe to send again after a lost connection.
+ */
+export interface Settle {
+  statement: Statement;
+  token: Buffer;
+  ids: readonly number[];
+  /** Counts as settling the jobs (complete, fail, release); lease renewals do not. */
+  counted: boolean;
+}
+
+/** Deletes finished jobs, or marks them `done` with `keepDone`. */
+export function completeSettle(table: string, claim: Claim, ids: readonly number[], keepDone: boolean): Settle {
+  const sql = (keepDone ? completeSql.MARK_DONE_SQL : completeSql.DELETE_OWNED_SQL)(table);
+  return { statement: [sql, [ids, claim.token]], token: claim.token, ids, counted: true };
+}
+
+/** Hands jobs back to the queue, due at once. */
+export function releaseSettle(table: string, claim: Claim, ids: readonly number[]): Settle {
+  return { statement: [completeSql.RELEASE_OWNED_SQL(table), [ids, claim.token]], token: claim.token, ids, counted: true };
+}
+
+export interface RetryPolicy {
+  maxAttempts: number;
+  retryDelayMs: number;
+}
+
+/** The text kept in `last_error`: the error's message, at most 1,000 characters. */
+export const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error)).slice(0, 1000);
+
+/** Sends failed jobs back after a growing delay, or to `failed` once out of attempts, keeping the error. */
+export function failSettle(table: string, claim: Claim, ids: readonly number[], error: unknown, policy: RetryPolicy): Settle {
+  const values = [policy.maxAttempts, policy.maxAttempts, Math.round(policy.retryDelayMs * 1000), errorText(error), ids, claim.token];
+  return { statement: [completeSql.FAIL_OWNED_SQL(table), values], token: claim.token, ids, counted: true };
+}
+
+/** Pushes the lease end of jobs still held to `leaseSeconds` from now. */
+export function renewSettle(table: string, claim: Claim, ids: readonly number[], leaseSeconds: number): Settle {
+  return { statement: [completeSql.EXTEND_LEASE_SQL(table), [Math.round(leaseSeconds * 1e6), ids, claim.token]], token: claim.token, ids, counted: false };
+}

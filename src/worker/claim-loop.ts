@@ -1,0 +1,199 @@
+import type { Database } from '../db/database.js';
+import { claimTurn, type TurnResult } from '../queue/claim-turn.js';
+import { completeSettle, failSettle, releaseSettle, renewSettle, type RetryPolicy, type Settle } from '../queue/settlements.js';
+import type { CandidatePick, Claim, ClaimOptions } from '../queue/types.js';
+import { IdleBackoff } from './idle-backoff.js';
+import type { TurnGate } from './turn-gate.js';
+
+/** What every claim of a loop asks for. */
+export interface ClaimLoopSettings extends RetryPolicy {
+  batchSize: number;
+  leaseSeconds: number;
+  keepDone: boolean;
+  kinds?: readonly string[];
+  pick: CandidatePick;
+  /** Recorded as `owner_id` (the article's consumer number); 0 is nobody. */
+  ownerId: number;
+}
+
+/** Where claimed jobs go: the worker's handlers, or the article's batch consumer. */
+export interface JobSink {
+  /** How many jobs the loop may claim now, reserved until `accept`; 0: wait for `wake()`. */
+  reserve(): number;
+  /** Hands over what a turn claimed for a reservation (possibly nothing). */
+  accept(claim: Claim, reserved: number): void;
+}
+
+/** Finished jobs wait at most this long to be settled when no claim turn comes sooner. */
+const SETTLE_WITHIN_MS = 25;
+
+/**
+ * The claim loop, whatever runs it (`queue.work`, `jobq work`, `start-processing`'s consumers):
+ * turns that settle what is finished and claim what the sink has room for, in one transaction
+ * each; leases of jobs in hand renewed while they wait or run; idle back-off on an empty queue.
+ * It runs until `signal` aborts, then stops claiming; `drain()` settles the rest.
+ */
+export class ClaimLoop {
+  /** Claims with jobs not settled yet, and when their lease was last renewed. */
+  private readonly held = new Map<Claim, { ids: Set<number>; renewedAt: number }>();
+  private readonly completed = new Map<Claim, number[]>();
+  private otherOutcomes: Settle[] = [];
+  private firstOutcomeAt: number | undefined;
+  private wakeUp: (() => void) | undefined;
+  /** The last claim turn found no candidates at all. */
+  private foundNothing = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly table: string,
+    private readonly settings: ClaimLoopSettings,
+    private readonly gate: TurnGate,
+    private readonly sink: JobSink,
+    private readonly onTurn: (result: TurnResult) => void = () => undefined,
+  ) {}
+
+  /** The job is done: deleted (or marked done) in the next turn. */
+  complete(claim: Claim, id: number): void {
+    const ids = this.completed.get(claim);
+    if (ids === undefined) this.completed.set(claim, [id]);
+    else ids.push(id);
+    this.outcome(claim, [id]);
+  }
+
+  /** The job threw: back to the queue after a delay, or to `failed`, in the next turn. */
+  fail(claim: Claim, id: number, error: unknown): void {
+    this.otherOutcomes.push(failSettle(this.table, claim, [id], error, this.settings));
+    this.outcome(claim, [id]);
+  }
+
+  /** The jobs were never started: back to the queue, due at once, in the next turn. */
+  release(claim: Claim, ids: readonly number[]): void {
+    if (ids.length === 0) return;
+    this.otherOutcomes.push(releaseSettle(this.table, claim, ids));
+    this.outcome(claim, ids);
+  }
+
+  /** Something changed (room, outcomes, stop): look again now. */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  /** The last claim turn found nothing, and nothing claimed by this loop waits to be settled. */
+  get idle(): boolean {
+    return this.foundNothing && this.held.size === 0 && this.completed.size === 0 && this.otherOutcomes.length === 0;
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    const idle = new IdleBackoff();
+    const onAbort = () => this.wake();
+    signal.addEventListener('abort', onAbort);
+    try {
+      while (!signal.aborted) {
+        const reserved = this.sink.reserve();
+        if (reserved === 0) {
+          if (this.settleDue()) await this.settleOnly();
+          else await this.sleep(SETTLE_WITHIN_MS);
+          continue;
+        }
+        let claim: Claim | undefined;
+        try {
+          claim = (await this.claimTurn(reserved)).claim;
+        } finally {
+          this.sink.accept(claim ?? { token: Buffer.alloc(16), jobs: [], candidates: 0, failedIds: [] }, reserved);
+        }
+        if (claim.jobs.length > 0) idle.reset();
+        // Candidates that were all taken mean work exists: try again at once. None at all: back off.
+        else await idle.wait(claim.candidates > 0, signal);
+      }
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Settles every outcome recorded so far (after `run` has ended, once the jobs in hand are done). */
+  async drain(): Promise<void> {
+    await this.settleOnly();
+  }
+
+  private outcome(claim: Claim, ids: readonly number[]): void {
+    const entry = this.held.get(claim);
+    if (entry !== undefined) {
+      for (const id of ids) entry.ids.delete(id);
+      if (entry.ids.size === 0) this.held.delete(claim);
+    }
+    this.firstOutcomeAt ??= performance.now();
+    this.wake();
+  }
+
+  private async claimTurn(batchSize: number): Promise<TurnResult> {
+    const settle = this.takeSettles();
+    const ticket = await this.gate.enter();
+    let lane: number | undefined;
+    try {
+      const claimOptions: ClaimOptions = {
+        batchSize,
+        pick: this.settings.pick,
+        leaseSeconds: this.settings.leaseSeconds,
+        maxAttempts: this.settings.maxAttempts,
+        ownerId: this.settings.ownerId,
+        ...(this.settings.kinds !== undefined && { kinds: this.settings.kinds }),
+        ...(ticket.lane !== undefined && { lane: ticket.lane }),
+      };
+      const result = await claimTurn(this.db, this.table, { settle, claim: claimOptions, ...(ticket.laneRow !== undefined && { laneRow: ticket.laneRow }) });
+      lane = result.lane;
+      this.foundNothing = result.claim.jobs.length === 0 && result.claim.candidates === 0;
+      if (result.claim.jobs.length > 0) this.held.set(result.claim, { ids: new Set(result.claim.jobs.map((job) => job.id)), renewedAt: performance.now() });
+      this.onTurn(result);
+      return result;
+    } finally {
+      ticket.leave(lane);
+    }
+  }
+
+  private async settleOnly(): Promise<void> {
+    const settle = this.takeSettles();
+    if (settle.length === 0) return;
+    this.onTurn(await claimTurn(this.db, this.table, { settle }));
+  }
+
+  /** Outcomes that have waited long enough, or leases due for renewal. */
+  private settleDue(): boolean {
+    const now = performance.now();
+    if (this.firstOutcomeAt !== undefined && now - this.firstOutcomeAt >= SETTLE_WITHIN_MS) return true;
+    for (const { renewedAt } of this.held.values()) if (now - renewedAt >= this.renewEveryMs()) return true;
+    return false;
+  }
+
+  /** Leases are renewed at a third of their length: two renewals may fail before one runs out. */
+  private renewEveryMs(): number {
+    return (this.settings.leaseSeconds * 1000) / 3;
+  }
+
+  /** The outcomes recorded so far and the lease renewals due, as settle statements. */
+  private takeSettles(): Settle[] {
+    const settles: Settle[] = [];
+    for (const [claim, ids] of this.completed) settles.push(completeSettle(this.table, claim, ids, this.settings.keepDone));
+    settles.push(...this.otherOutcomes);
+    this.completed.clear();
+    this.otherOutcomes = [];
+    this.firstOutcomeAt = undefined;
+    const now = performance.now();
+    for (const [claim, entry] of this.held) {
+      if (now - entry.renewedAt < this.renewEveryMs() / 2) continue;
+      settles.push(renewSettle(this.table, claim, [...entry.ids], this.settings.leaseSeconds));
+      entry.renewedAt = now;
+    }
+    return settles;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = done;
+    }).finally(() => (this.wakeUp = undefined));
+  }
+}
