@@ -1,3 +1,4 @@
+import { connectionEventDetail } from '../db/database.js';
 import { JobqError } from '../errors.js';
 import { JobQueue } from '../queue/job-queue.js';
 import type { LoadedHandlers } from '../processes/handler-module.js';
@@ -22,9 +23,7 @@ export async function runWorkerInProcess(connection: ConnectionOptions, handlers
     worker.on('failed', (job, error, { final }) =>
       err.line(jobFailedLine('worker 1', job.id, job.attempts, options.maxAttempts, error instanceof Error ? error.message : String(error), final)),
     );
-    worker.on('connection', (event) =>
-      err.line(connectionLine('worker 1', event.state, event.state === 'lost' ? event.error.message : `after ${(event.downMs / 1000).toFixed(1)} s`)),
-    );
+    worker.on('connection', (event) => err.line(connectionLine('worker 1', event.state, connectionEventDetail(event))));
     const removeSignalHandlers = onInterrupts(
       (signal) => {
         err.line(paint.yellow(`${signal}: stopping; running jobs finish, claimed jobs not started go back at once (Ctrl-C again to quit at once)`));

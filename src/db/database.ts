@@ -60,6 +60,11 @@ export type ConnectionEvent =
   | { state: 'lost'; error: Error }
   | { state: 'restored'; downMs: number };
 
+/** What an outage event says in a line: the error that began it, or how long it lasted. */
+export function connectionEventDetail(event: ConnectionEvent): string {
+  return event.state === 'lost' ? event.error.message : `after ${(event.downMs / 1000).toFixed(1)} s`;
+}
+
 export interface DatabaseOptions {
   settings: ConnectionSettings;
   /**

@@ -1,4 +1,4 @@
-import type { ConnectionEvent } from '../db/database.js';
+import { connectionEventDetail, type ConnectionEvent } from '../db/database.js';
 import { JobQueue } from '../queue/job-queue.js';
 import { ExitCode, JobqError } from '../errors.js';
 import type { Lane } from '../queue/types.js';
@@ -106,11 +106,7 @@ export const supervisorTurns: TurnGate = {
 
 /** Tells the supervisor about an outage, or its end. */
 export function reportConnection(event: ConnectionEvent): void {
-  report(
-    event.state === 'lost'
-      ? { type: 'connection', state: 'lost', detail: event.error.message }
-      : { type: 'connection', state: 'restored', detail: `after ${(event.downMs / 1000).toFixed(1)} s` },
-  );
+  report({ type: 'connection', state: event.state, detail: connectionEventDetail(event) });
 }
 
 /** Opens the queue with reconnects, telling the supervisor about outages. */

@@ -33,7 +33,10 @@ runWorker(async () => {
       if (config.workMs > 0) await sleep(config.workMs);
       for (const job of claim.jobs) loop.complete(claim, job.id);
     };
-    const settings = { ...config, retryDelayMs: 0, ownerId: config.number };
+    const { batchSize, pick, leaseSeconds, maxAttempts, keepDone } = config;
+    // The article's consumer never fails a job (retryDelayMs is unused): jobs it cannot finish
+    // come back when their lease ends.
+    const settings = { batchSize, pick, leaseSeconds, maxAttempts, keepDone, retryDelayMs: 0, ownerId: config.number };
     const loop = queue.claimLoop(settings, supervisorTurns, sink, ({ claim, settlement }) => {
       if (claim.jobs.length + claim.candidates + claim.failedIds.length + settlement.settled + settlement.lost === 0) return;
       report({

@@ -18,7 +18,7 @@ import { completeSettle, failSettle, releaseSettle, renewSettle, type Settle } f
 import { hasPendingWork } from './sql/claim.js';
 import * as completeSql from './sql/complete.js';
 import { ID_RANGE_OF_KEYS_SQL, INSERT_ONE_JOB_SQL, insertJobsSql } from './sql/enqueue.js';
-import { DELETE_LANES_FROM_SQL, insertLanesSql } from './sql/lanes.js';
+import { COUNT_LANES_SQL, DELETE_LANES_FROM_SQL, insertLanesSql } from './sql/lanes.js';
 import { COUNT_ROWS_SQL, CREATE_DATABASE_SQL, DROP_TABLE_SQL } from './sql/schema.js';
 import * as statsSql from './sql/stats.js';
 import {
@@ -231,7 +231,12 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
         table: this.table,
         quotedTable: this.quotedTable,
         connect: (onConnectionEvent) => Database.open({ ...this.databaseOptions, reconnect: true, waitForServer: false, onConnectionEvent }),
-        assertReady: (db) => assertSchemaCurrent(db, database, this.table),
+        prepare: async (db) => {
+          await assertSchemaCurrent(db, database, this.table);
+          const [row] = await db.query<Array<{ lanes: number }>>(COUNT_LANES_SQL, [this.table]);
+          return { lanes: Number(row?.lanes ?? 0) };
+        },
+        hasDueWork: (db, kinds) => pendingWork(db, this.quotedTable, { kinds, includeDelayed: false }),
       },
       handlers,
       options,
@@ -305,10 +310,8 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
    * Whether anything is left to do: a claimed job, or an unclaimed one that is due now (or at any
    * time, with `includeDelayed`); of some kinds only, with `kinds`. Index dives only.
    */
-  async hasPendingWork(options: { includeDelayed?: boolean; kinds?: readonly string[] } = {}): Promise<boolean> {
-    const [sql, values] = hasPendingWork(this.quotedTable, { ...(options.kinds !== undefined && { kinds: options.kinds }) }, options.includeDelayed ?? false);
-    const rows = await this.run<Array<{ pending: number }>>(sql, values);
-    return Number(rows[0]?.pending) === 1;
+  hasPendingWork(options: { includeDelayed?: boolean; kinds?: readonly string[] } = {}): Promise<boolean> {
+    return this.described(() => pendingWork(this.db, this.quotedTable, options));
   }
 
   /** Counts per status and per kind (zeros included), the head-of-queue age and claimed jobs per owner. */
@@ -388,21 +391,13 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
     return only;
   }
 
-  private async turn(settle: Settle[], claim: ClaimOptions): Promise<{ settlement: Settlement; claim: Claim }> {
-    try {
-      return await claimTurn(this.db, this.quotedTable, { settle, claim });
-    } catch (error) {
-      throw describeQueryError(error, this.table, this.db.settings.database);
-    }
+  private turn(settle: Settle[], claim: ClaimOptions): Promise<{ settlement: Settlement; claim: Claim }> {
+    return this.described(() => claimTurn(this.db, this.quotedTable, { settle, claim }));
   }
 
   private async settle(settle: Settle): Promise<Settlement> {
     if (settle.ids.length === 0) return { settled: 0, lost: 0 };
-    try {
-      return (await claimTurn(this.db, this.quotedTable, { settle: [settle] })).settlement;
-    } catch (error) {
-      throw describeQueryError(error, this.table, this.db.settings.database);
-    }
+    return (await this.described(() => claimTurn(this.db, this.quotedTable, { settle: [settle] }))).settlement;
   }
 
   private async countRows(): Promise<number> {
@@ -415,24 +410,32 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
   }
 
   /** One statement on the caller's connection if given, else on the queue's own. */
-  private async runOn<T>(options: EnqueueOptions, sql: string, values: unknown[]): Promise<T> {
-    if (options.connection === undefined) return this.run<T>(sql, values);
-    try {
-      const [result] = await options.connection.query(sql, values);
-      return result as T;
-    } catch (error) {
-      throw describeQueryError(error, this.table, this.db.settings.database);
-    }
+  private runOn<T>(options: EnqueueOptions, sql: string, values: unknown[]): Promise<T> {
+    const { connection } = options;
+    if (connection === undefined) return this.run<T>(sql, values);
+    return this.described(async () => (await connection.query(sql, values))[0] as T);
   }
 
-  /** One statement, with a missing or misshapen table turned into an actionable error. */
-  private async run<T>(sql: string, values?: unknown[]): Promise<T> {
+  /** One statement on the queue's own connection. */
+  private run<T>(sql: string, values?: unknown[]): Promise<T> {
+    return this.described(() => this.db.query<T>(sql, values));
+  }
+
+  /** Runs `work`, turning a missing or misshapen table (and the like) into an actionable error. */
+  private async described<T>(work: () => Promise<T>): Promise<T> {
     try {
-      return await this.db.query<T>(sql, values);
+      return await work();
     } catch (error) {
       throw describeQueryError(error, this.table, this.db.settings.database);
     }
   }
+}
+
+/** See {@link JobQueue.hasPendingWork}; on any of the queue's connections. */
+async function pendingWork(db: Database, table: string, options: { includeDelayed?: boolean; kinds?: readonly string[] | undefined }): Promise<boolean> {
+  const [sql, values] = hasPendingWork(table, { ...(options.kinds !== undefined && { kinds: options.kinds }) }, options.includeDelayed ?? false);
+  const [row] = await db.query<Array<{ pending: number }>>(sql, values);
+  return Number(row?.pending) === 1;
 }
 
 /** Rows in INSERT-sized chunks: at most CHUNK_ROWS rows and about CHUNK_BYTES of values. */

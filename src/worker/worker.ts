@@ -2,8 +2,6 @@ import { EventEmitter } from 'node:events';
 import { randomInt } from 'node:crypto';
 import type { ConnectionEvent, Database } from '../db/database.js';
 import { ExitCode, JobqError } from '../errors.js';
-import { hasPendingWork } from '../queue/sql/claim.js';
-import { COUNT_LANES_SQL } from '../queue/sql/lanes.js';
 import type { AnyTasks, Claim, ClaimedJob, HandlerMap, Job, JobHandler, JobOf, TaskMap } from '../queue/types.js';
 import { ClaimLoop, type JobSink } from './claim-loop.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './options.js';
@@ -16,8 +14,10 @@ export interface WorkerContext {
   quotedTable: string;
   /** Opens a connection of its own that reconnects through outages. */
   connect(onConnectionEvent: (event: ConnectionEvent) => void): Promise<Database>;
-  /** Throws a one-line error unless the table is there at the current schema. */
-  assertReady(db: Database): Promise<void>;
+  /** Throws a one-line error unless the table is there at the current schema; reads its lane count. */
+  prepare(db: Database): Promise<{ lanes: number }>;
+  /** Whether a job of these kinds (undefined: any) is claimed, or waiting and due. */
+  hasDueWork(db: Database, kinds: readonly string[] | undefined): Promise<boolean>;
 }
 
 /** What the `failed` event says besides the job and the error. */
@@ -103,9 +103,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
     const onConnectionEvent = (event: ConnectionEvent) => this.emit('connection', event);
     try {
       connections.push(await context.connect(onConnectionEvent));
-      await context.assertReady(connections[0]!);
-      const [row] = await connections[0]!.query<Array<{ lanes: number }>>(COUNT_LANES_SQL, [context.table]);
-      const lanes = Number(row?.lanes ?? 0);
+      const { lanes } = await context.prepare(connections[0]!);
       while (connections.length < CLAIM_LOOPS) connections.push(await context.connect(onConnectionEvent));
       const firstLane = randomInt(Math.max(1, lanes));
       const settings = { ...this.options, pick: 'oldest' as const, ownerId: 0, ...(this.handlers.kinds !== undefined && { kinds: this.handlers.kinds }) };
@@ -114,7 +112,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
         const loop: ClaimLoop = new ClaimLoop(db, context.quotedTable, settings, gate, this.sinkFor(() => loop), (result) => {
           if (result.claim.jobs.length > 0 || result.claim.candidates > 0) this.counters.claims++;
           if (result.claim.jobs.length === 0 && result.claim.candidates > 0) this.counters.emptyClaims++;
-          if (this.options.once) void this.stopIfDrained(connections[0]!, context.quotedTable);
+          if (this.options.once) void this.stopIfDrained(() => context.hasDueWork(connections[0]!, this.handlers.kinds));
         });
         return loop;
       });
@@ -234,14 +232,12 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
   }
 
   /** With `once`: stops when every loop found nothing, nothing is in hand, and nothing is due. */
-  private async stopIfDrained(db: Database, table: string): Promise<void> {
+  private async stopIfDrained(hasDueWork: () => Promise<boolean>): Promise<void> {
     if (this.checkingDrained || this.claiming.signal.aborted) return;
     if (this.running.size > 0 || this.waiting.length > 0 || !this.loops.every((loop) => loop.idle)) return;
     this.checkingDrained = true;
     try {
-      const [sql, values] = hasPendingWork(table, { ...(this.handlers.kinds !== undefined && { kinds: this.handlers.kinds }) }, false);
-      const [row] = await db.query<Array<{ pending: number }>>(sql, values);
-      if (Number(row?.pending) === 0 && this.running.size === 0 && this.waiting.length === 0) this.claiming.abort();
+      if (!(await hasDueWork()) && this.running.size === 0 && this.waiting.length === 0) this.claiming.abort();
     } finally {
       this.checkingDrained = false;
     }
