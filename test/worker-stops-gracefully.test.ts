@@ -38,17 +38,20 @@ test('stop() mid-run: running jobs finish and are settled, prefetched ones go ba
 
 test('stop({ timeoutMs }) aborts handlers that run too long; their jobs are retried later, not lost', async () => {
   await context.queue.enqueue({ kind: 'slow', payload: {} });
+  let started = false;
   let aborted = false;
   const worker = context.queue.work({
     slow: (job) =>
       new Promise((_, reject) => {
+        started = true;
         job.signal.addEventListener('abort', () => {
           aborted = true;
           reject(new Error('gave up'));
         });
       }),
   });
-  while ((await statusCounts()).claimed !== 1) await sleep(10);
+  // Claimed is not enough: a job claimed but not started is released at once, not aborted.
+  while (!started) await sleep(10);
   await worker.stop({ timeoutMs: 100 });
   assert.ok(aborted, 'the handler saw its signal fire');
   const [row] = await context.db.rows<{ status: string; last_error: string }>("SELECT status, last_error FROM jobs WHERE kind = 'slow'");
