@@ -7,6 +7,7 @@ import { runCli } from './helpers/run-cli.js';
 
 const JOBQ = fileURLToPath(new URL('../../bin/jobq.js', import.meta.url));
 const HANDLER = fileURLToPath(new URL('../../test/fixtures/record-ids-handler.mjs', import.meta.url));
+const EMAIL_HANDLERS = fileURLToPath(new URL('../../test/fixtures/email-handlers.mjs', import.meta.url));
 
 let db: TestDatabase;
 before(async () => {
@@ -58,4 +59,14 @@ test('a bad line is reported with its number, and nothing from its chunk is writ
   assert.equal(result.code, 2);
   assert.match(result.stderr.trim(), /^jobq: line 1201: not JSON \(.*\); queued 1000 jobs \(ids \d+\.\.\d+\) from the lines before 1001; nothing from line 1001 on was written$/);
   assert.equal((await db.rows('SELECT id FROM jobs')).length - before, 1000, 'the first chunk is in, the second not at all');
+});
+
+test('work --consumers 2 --once with a handler map waits for its own kinds only, and leaves the others', async () => {
+  await db.admin.query('DELETE FROM jobs');
+  const queued = await enqueueStdin('{"kind": "email", "payload": {"to": "ann"}}\n{"kind": "email", "payload": {"to": "bob"}}\n{"kind": "sms", "payload": {}}\n');
+  assert.equal(queued.code, 0, queued.stderr);
+  const work = await runCli(['work', '--handler', EMAIL_HANDLERS, '--consumers', '2', '--once', '--database-url', db.url]);
+  assert.equal(work.code, 0, work.stderr);
+  assert.match(work.stdout, /^jobs consumed = 2$/m);
+  assert.deepEqual(await db.rows('SELECT kind, status FROM jobs'), [{ kind: 'sms', status: 'unclaimed' }]);
 });

@@ -26,7 +26,10 @@ export interface ProcessingOptions {
   maxAttempts: number;
   /** Claim lines are not wanted (--quiet): consumers report counts only. */
   quiet: boolean;
-  /** `jobq work --consumers N`: processes running `queue.work` with the user's handler module. */
+  /**
+   * `jobq work --consumers N`: processes running `queue.work` with the user's handler module, on
+   * these kinds only (undefined: all); --until-empty then waits for these kinds only.
+   */
   handlerWorkers?: { count: number; handler: string; kinds?: string[]; options: WorkerOptions };
   /** With untilEmpty: stop when nothing is due now, leaving delayed jobs for later (`work --once`). */
   ignoreDelayed?: boolean;
@@ -157,7 +160,6 @@ export class Supervisor {
       crashes: this.crashTimes.length,
       elapsedSeconds: (Date.now() - this.started) / 1000,
       consumingSeconds: this.firstClaimAt === undefined || this.lastSettleAt === undefined ? 0 : (this.lastSettleAt - this.firstClaimAt) / 1000,
-
       stats,
       exitCode: this.problem?.exitCode ?? (this.crashTimes.length > 0 ? ExitCode.workerCrashed : ExitCode.ok),
       ...(this.problem !== undefined
@@ -314,7 +316,9 @@ export class Supervisor {
     const generatorsDone = () => this.slots.every((s) => s.config.role !== 'generator' || s.finished);
     const poll = async () => {
       if (this.stopping) return;
-      if (generatorsDone() && !(await queue.hasPendingWork({ includeDelayed: !this.options.ignoreDelayed }))) return this.stop();
+      const kinds = this.options.handlerWorkers?.kinds;
+      const pending = await queue.hasPendingWork({ includeDelayed: !this.options.ignoreDelayed, ...(kinds !== undefined && { kinds }) });
+      if (generatorsDone() && !pending) return this.stop();
       this.timers.push(setTimeout(() => void poll().catch(() => this.timers.push(setTimeout(poll, UNTIL_EMPTY_POLL_MS))), UNTIL_EMPTY_POLL_MS));
     };
     void poll();

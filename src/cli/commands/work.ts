@@ -51,8 +51,9 @@ Examples:
   jobq work --handler ./handler.mjs --once              drain what is due, then exit`,
     )
     .action(async (options: WorkOptions) => {
-      const kinds = options.kind;
-      const handlers = onlyKinds(await loadHandlers(options.handler), kinds); // a bad module fails here, once
+      const handlers = onlyKinds(await loadHandlers(options.handler), options.kind); // a bad module fails here, once
+      // A map of handlers claims its kinds only, and --once waits for those only.
+      const kinds = typeof handlers === 'function' ? undefined : Object.keys(handlers);
       const workerOptions = resolveWorkerOptions({
         concurrency: options.concurrency,
         batchSize: options.batchSize,
