@@ -74,8 +74,11 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     const results = await tx.run(...first);
     let found = results[results.length - 1] as Array<{ id: number }>;
     if (laneRow !== undefined) {
-      const taken = await takeLane(tx, laneRow, (results[settles.length] as Array<{ lane: number }>)[0]?.lane);
-      if (taken !== laneRow.first) {
+      const freeAtOnce = (results[settles.length] as Array<{ lane: number }>)[0]?.lane;
+      const taken = await takeLane(tx, laneRow, freeAtOnce);
+      // The candidates of the first round trip hold only if that trip got the lane they are of:
+      // read while another claim held it, they are that claim's jobs by now.
+      if (freeAtOnce === undefined || taken !== laneRow.first) {
         lane = taken === undefined ? undefined : { index: taken, count: laneRow.lanes };
         found = (await tx.run(candidates(table, options, lane, batchSize)))[0] as Array<{ id: number }>;
       }
