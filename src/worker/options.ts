@@ -6,7 +6,7 @@ export interface WorkerOptions {
   /** Handlers running at once (default 10). */
   concurrency?: number;
   /**
-   * Jobs one claim takes (default 100). The worker holds up to `concurrency` + 2 x `batchSize`
+   * Jobs one claim takes (default 200). The worker holds up to `concurrency` + 2 x `batchSize`
    * jobs; lower it for slow jobs, so that other workers get a share sooner.
    */
   batchSize?: number;

@@ -148,7 +148,9 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
         const { concurrency, batchSize } = this.options;
         const free = concurrency + this.loops.length * batchSize - (this.running.size + this.waiting.length + this.reserved);
         const wanted = Math.min(free, batchSize);
-        if (wanted < Math.min(batchSize, concurrency)) return 0;
+        // Not a few jobs at a time: a loop that reserved again right after a batch arrived, with
+        // most of it still waiting, claimed 10 jobs per turn every other turn (55 on average).
+        if (wanted < Math.min(batchSize, Math.max(concurrency, Math.ceil(batchSize / 2)))) return 0;
         this.reserved += wanted;
         return wanted;
       },

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { ExitCode, JobqError } from '../../errors.js';
-import { DEFAULTS, MAX_BATCH_SIZE } from '../../queue/defaults.js';
+import { ARTICLE_BATCH_SIZE, DEFAULTS, MAX_BATCH_SIZE } from '../../queue/defaults.js';
 import { CANDIDATE_PICKS, type CandidatePick } from '../../queue/types.js';
 import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
 import { runSupervised } from '../supervised-run.js';
@@ -26,7 +26,7 @@ export function registerStartProcessing(program: Command): void {
     .description('run generator and consumer processes against the jobs table until Ctrl-C')
     .addOption(new Option('-g, --generators <n>', 'generator processes (0: consume only)').argParser(numberIn(0, 64)).default(2))
     .addOption(new Option('-c, --consumers <n>', 'consumer processes (0: generate only)').argParser(numberIn(0, 64)).default(10))
-    .addOption(new Option('-b, --batch-size <n>', 'most jobs one claim may take').argParser(numberIn(1, MAX_BATCH_SIZE)).default(DEFAULTS.batchSize))
+    .addOption(new Option('-b, --batch-size <n>', 'most jobs one claim may take').argParser(numberIn(1, MAX_BATCH_SIZE)).default(ARTICLE_BATCH_SIZE))
     .addOption(new Option('--commit-every <n>', 'a generator commits after every N inserts').argParser(numberIn(1, 1000)).default(10))
     .addOption(new Option('--jobs <n>', 'generators stop after N jobs in total (default: unlimited)').argParser(numberIn(1, Number.MAX_SAFE_INTEGER)))
     .addOption(new Option('--duration <seconds>', 'stop everything gracefully after this long').argParser(numberIn(0.1, 31_536_000, false)))

@@ -76,12 +76,17 @@ function perKind(table: string, scope: ClaimScope, part: (byKind: boolean) => { 
   });
 }
 
-/** Joins range reads with UNION ALL; several of them are merged in due order. Params follow in order. */
+/**
+ * Joins range reads with UNION ALL. One or two (expired leases, then waiting jobs) are taken in
+ * that order as they come; more (several kinds) are merged in due order through a derived table.
+ * Not always through one: its temporary table cost the server 7 µs per job claimed (60 against
+ * 53, one worker draining 100,000 jobs).
+ */
 function union(parts: Array<[string, unknown[]]>, limit: number): readonly [string, unknown[]] {
   const sql = parts.map(([part]) => part).join('\n  UNION ALL');
   const values = parts.flatMap(([, partValues]) => partValues);
   return parts.length <= 2
-    ? [`SELECT id FROM (${sql}) AS candidates LIMIT ?`, [...values, limit]]
+    ? [`${sql}\n  LIMIT ?`, [...values, limit]]
     : [`SELECT id FROM (${sql}) AS candidates ORDER BY due, id LIMIT ?`, [...values, limit]];
 }
 
@@ -109,7 +114,8 @@ export function candidatesByPrefix(table: string, pattern: string, lane: Lane = 
     LIMIT ?)
   UNION
   ${rangeRead(table, false, `${dueIn(false, 'unclaimed')} AND id MOD ? = ?`)}`;
-  return [`SELECT id FROM (${sql}) AS candidates LIMIT ?`, [limit, pattern, lane.count, lane.index, limit, lane.count, lane.index, limit, limit]];
+  return [`${sql}
+  LIMIT ?`, [limit, pattern, lane.count, lane.index, limit, lane.count, lane.index, limit, limit]];
 }
 
 /**
@@ -128,7 +134,7 @@ export function candidatesStale(table: string, scope: ClaimScope, stealAfterMicr
  * would otherwise send its JSON type pre-parsed, MariaDB its LONGTEXT as text). Params: [ids].
  */
 export const LOCK_CANDIDATES_SQL = (table: string) => `
-  SELECT id, kind, CAST(payload AS CHAR) AS payload, attempts, d, e FROM ${table} FORCE INDEX (PRIMARY)
+  SELECT id, kind, CAST(payload AS CHAR) AS payload, attempts FROM ${table} FORCE INDEX (PRIMARY)
    WHERE id IN (?) AND ${CLAIMABLE}
    FOR UPDATE SKIP LOCKED`;
 
