@@ -25,6 +25,8 @@ export interface TurnResult {
   claim: Claim;
   /** The lane the claim read from, when it had one. */
   lane?: number;
+  /** Every lane row was taken: the claim waited for one (more claimers than lanes). */
+  waitedForLane?: boolean;
 }
 
 const NOTHING_SETTLED: Settlement = { settled: 0, lost: 0 };
@@ -73,8 +75,10 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     first.push(candidates(table, options, lane, batchSize));
     const results = await tx.run(...first);
     let found = results[results.length - 1] as Array<{ id: number }>;
+    let waitedForLane = false;
     if (laneRow !== undefined) {
       const freeAtOnce = (results[settles.length] as Array<{ lane: number }>)[0]?.lane;
+      waitedForLane = freeAtOnce === undefined;
       const taken = await takeLane(tx, laneRow, freeAtOnce);
       // The candidates of the first round trip hold only if that trip got the lane they are of:
       // read while another claim held it, they are that claim's jobs by now.
@@ -85,7 +89,7 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     }
     if (found.length === 0 && lane !== undefined && lane.count > 1) found = (await tx.run(staleCandidates(table, options, batchSize)))[0] as Array<{ id: number }>;
     const settlement = reconnected() ? await settlementAfterReconnect(db, table, settles) : tally(settles, results);
-    const laneIndex = lane === undefined ? {} : { lane: lane.index };
+    const laneIndex = { ...(lane !== undefined && { lane: lane.index }), ...(waitedForLane && { waitedForLane }) };
     if (found.length === 0) return { settlement, claim: noClaim(token, 0), ...laneIndex };
     const [lockedRows] = await tx.run([claimSql.LOCK_CANDIDATES_SQL(table), [found.map((row) => row.id)]]);
     const locked = lockedRows as Array<ClaimedJob & { payload: string | null }>;

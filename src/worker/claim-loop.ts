@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../db/database.js';
 import { claimTurn, type TurnResult } from '../queue/claim-turn.js';
 import { completeSettle, failSettle, releaseSettle, renewSettle, type RetryPolicy, type Settle } from '../queue/settlements.js';
@@ -14,6 +15,8 @@ export interface ClaimLoopSettings extends RetryPolicy {
   pick: CandidatePick;
   /** Recorded as `owner_id` (the article's consumer number); 0 is nobody. */
   ownerId: number;
+  /** Pause this long after a turn that had to wait for a lane (a worker's extra loops); default never. */
+  pauseWhenLanesBusyMs?: number;
 }
 
 /** Where claimed jobs go: the worker's handlers, or the article's batch consumer. */
@@ -98,12 +101,15 @@ export class ClaimLoop {
           else await this.sleep(SETTLE_WITHIN_MS);
           continue;
         }
-        let claim: Claim | undefined;
+        let turn: TurnResult | undefined;
         try {
-          claim = (await this.claimTurn(reserved)).claim;
+          turn = await this.claimTurn(reserved);
         } finally {
-          this.sink.accept(claim ?? { token: Buffer.alloc(16), jobs: [], candidates: 0, failedIds: [] }, reserved);
+          this.sink.accept(turn?.claim ?? { token: Buffer.alloc(16), jobs: [], candidates: 0, failedIds: [] }, reserved);
         }
+        const { claim } = turn;
+        const pause = this.settings.pauseWhenLanesBusyMs;
+        if (turn.waitedForLane && pause !== undefined) await sleep(pause, undefined, { signal }).catch(() => undefined);
         if (claim.jobs.length > 0) idle.reset();
         // Candidates that were all taken mean work exists: try again at once. None at all: back off.
         else await idle.wait(claim.candidates > 0, signal);

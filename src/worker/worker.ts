@@ -49,6 +49,9 @@ export interface StopOptions {
  */
 const CLAIM_LOOPS = 2;
 
+/** How long a worker's extra claim loop stays out after finding every lane taken. */
+const EXTRA_LOOP_PAUSE_MS = 500;
+
 /** After `stop({ timeoutMs })` aborted them, handlers get this long to return before they are given up on. */
 const ABORT_GRACE_MS = 1000;
 
@@ -109,7 +112,10 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
       const settings = { ...this.options, pick: 'oldest' as const, ownerId: 0, ...(this.handlers.kinds !== undefined && { kinds: this.handlers.kinds }) };
       this.loops = connections.map((db, i) => {
         const gate = lanes > 0 ? new LaneRowGate(context.table, lanes, firstLane + i) : OPEN_GATE;
-        const loop: ClaimLoop = new ClaimLoop(db, context.quotedTable, settings, gate, this.sinkFor(() => loop), (result) => {
+        // The first loop always claims; the others only while lanes are free. Four workers with
+        // two loops each on three lanes drained at 0.73x of one worker, with one loop each 0.95x.
+        const loopSettings = i === 0 ? settings : { ...settings, pauseWhenLanesBusyMs: EXTRA_LOOP_PAUSE_MS };
+        const loop: ClaimLoop = new ClaimLoop(db, context.quotedTable, loopSettings, gate, this.sinkFor(() => loop), (result) => {
           if (result.claim.jobs.length > 0 || result.claim.candidates > 0) this.counters.claims++;
           if (result.claim.jobs.length === 0 && result.claim.candidates > 0) this.counters.emptyClaims++;
           if (this.options.once) void this.stopIfDrained(() => context.hasDueWork(connections[0]!, this.handlers.kinds));
