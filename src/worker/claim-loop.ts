@@ -15,7 +15,10 @@ export interface ClaimLoopSettings extends RetryPolicy {
   pick: CandidatePick;
   /** Recorded as `owner_id` (the article's consumer number); 0 is nobody. */
   ownerId: number;
-  /** Pause this long after a turn that had to wait for a lane (a worker's extra loops); default never. */
+  /**
+   * Pause this long after a turn that had to wait for a lane, or that claimed only a few jobs: a
+   * worker's extra loops, which help only while work piles up and lanes are free. Default never.
+   */
   pauseWhenLanesBusyMs?: number;
 }
 
@@ -109,7 +112,8 @@ export class ClaimLoop {
         }
         const { claim } = turn;
         const pause = this.settings.pauseWhenLanesBusyMs;
-        if (turn.waitedForLane && pause !== undefined) await sleep(pause, undefined, { signal }).catch(() => undefined);
+        const light = claim.jobs.length > 0 && claim.jobs.length < reserved / 4;
+        if ((turn.waitedForLane || light) && pause !== undefined) await sleep(pause, undefined, { signal }).catch(() => undefined);
         if (claim.jobs.length > 0) idle.reset();
         // Candidates that were all taken mean work exists: try again at once. None at all: back off.
         else await idle.wait(claim.candidates > 0, signal);
