@@ -15,7 +15,7 @@ before(async () => {
 });
 after(async () => db.drop());
 
-const cases: Array<{ name: string; args: () => string[]; code: number; stderr: RegExp }> = [
+const cases: Array<{ name: string; args: () => string[]; input?: string; code: number; stderr: RegExp }> = [
   { name: 'a table name that is not an identifier', args: () => ['stats', '--table', 'jobs; DROP TABLE x', '--database-url', db.url], code: 2, stderr: /^jobq: invalid table name "jobs; DROP TABLE x": use 1-64 letters, digits or _ \(not digits only\)$/ },
   { name: 'a malformed URL', args: () => ['stats', '--database-url', 'localhost:3306/jobq'], code: 2, stderr: /^jobq: invalid database URL "localhost:3306\/jobq": scheme must be mysql:, not localhost: \(expected mysql:\/\/user:password@host:3306\/database\)$/ },
   { name: 'a URL without a database', args: () => ['stats', '--database-url', 'mysql://root@127.0.0.1:3306'], code: 2, stderr: /^jobq: invalid database URL .*: no database name after the host/ },
@@ -36,13 +36,29 @@ const cases: Array<{ name: string; args: () => string[]; code: number; stderr: R
   { name: 'a handler without a function export', args: () => ['work', '--handler', HANDLERS + 'not-a-handler.cjs', '--database-url', db.url], code: 2, stderr: /^jobq: handler ".*not-a-handler\.cjs" must export default async \(job\) => \.\.\., or an object of such functions by kind/ },
   { name: 'a --kind the handler map lacks', args: () => ['work', '--handler', HANDLERS + 'email-handlers.mjs', '--kind', 'sms', '--database-url', db.url], code: 2, stderr: /^jobq: the handler module has no handler for kind "sms"; it handles email$/ },
   { name: 'a zero concurrency', args: () => ['work', '--handler', HANDLERS + 'email-handlers.mjs', '--concurrency', '0', '--database-url', db.url], code: 2, stderr: /^error: option '--concurrency <n>' argument '0' is invalid\. expected a whole number from 1 to 10000/ },
+  { name: 'a priority out of range', args: () => ['enqueue', '--kind', 'k', '--priority', '40000', '--database-url', db.url], code: 2, stderr: /^error: option '--priority <n>' argument '40000' is invalid\. expected a whole number from -32768 to 32767/ },
+  { name: 'a fractional priority', args: () => ['enqueue', '--kind', 'k', '--priority', '1.5', '--database-url', db.url], code: 2, stderr: /^error: option '--priority <n>' argument '1\.5' is invalid/ },
+  {
+    name: 'a misspelt field on a --stdin line',
+    args: () => ['enqueue', '--stdin', '--database-url', db.url],
+    input: '{"kind": "k"}\n{"kind": "k", "delya": 60}\n',
+    code: 2,
+    stderr: /^jobq: line 2: unknown field "delya"; a line may have "kind", "payload", "delay", "priority", "key"; nothing was queued; nothing from line 1 on was written$/,
+  },
+  {
+    name: 'a bad priority on a --stdin line',
+    args: () => ['enqueue', '--stdin', '--database-url', db.url],
+    input: '{"kind": "k", "priority": "high"}\n',
+    code: 2,
+    stderr: /^jobq: line 1: priority must be a whole number from -32768 to 32767 \(smaller runs first\), not "high"; nothing was queued/,
+  },
   { name: 'work without --handler', args: () => ['work', '--database-url', db.url], code: 2, stderr: /^error: required option '--handler <file>' not specified/ },
 ];
 
-for (const { name, args, code, stderr } of cases) {
+for (const { name, args, input, code, stderr } of cases) {
   test(`${name}: one line, exit code ${code}, no row changed`, async () => {
     const before = await db.rows('SELECT id, status, attempts FROM jobs ORDER BY id');
-    const result = await runCli(args());
+    const result = await runCli(args(), {}, input);
     assert.equal(result.code, code, result.stderr);
     assert.match(result.stderr.trimEnd(), stderr);
     const lines = result.stderr.trimEnd().split('\n');

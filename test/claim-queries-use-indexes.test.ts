@@ -19,36 +19,43 @@ interface PlanRow {
   type: string;
   key: string | null;
   rows: number;
+  Extra: string | null;
 }
 
 /** EXPLAIN with the placeholders filled by the driver, exactly as jobq sends them. */
 const explain = (sql: string, values: readonly unknown[]) => db.rows<PlanRow>(`EXPLAIN ${sql}`, [...values]);
 const tableRows = (plan: PlanRow[]) => plan.filter((row) => row.table === 'jobs' || row.table === 'j');
 
-test('the oldest-first candidate query reads (status, run_after) ranges, never the table', async () => {
+/** A read that stops after its LIMIT: a range (or the one-value range `ref`) in index order, no filesort. */
+const assertIndexOrderRead = (row: PlanRow, key: string) => {
+  assert.equal(row.key, key);
+  assert.match(row.type, /^(range|ref)$/, `${key}: ${row.type}`);
+  assert.doesNotMatch(row.Extra ?? '', /filesort|temporary/, `${key}: ${row.Extra}`);
+};
+
+test('the oldest-first candidate query reads (status, priority, run_after) ranges in index order, never the table', async () => {
   const plan = tableRows(await explain(...claimSql.candidatesOldest(table, {}, { index: 3, count: 10 }, 100)));
   plan.push(...tableRows(await explain(...claimSql.candidatesStale(table, {}, 50_000, 100))));
-  assert.equal(plan.length, 3);
+  assert.equal(plan.length, 4, 'expired leases, the lane, the head of the queue; the stale jobs');
   for (const row of plan) {
-    assert.equal(row.key, 'status_run_after');
-    assert.equal(row.type, 'range');
+    assertIndexOrderRead(row, 'status_priority_run_after');
+    assert.match(row.Extra ?? '', /Using index/);
   }
 });
 
 test("the article's random-prefix candidate query reads a (status, d) range", async () => {
   const plan = tableRows(await explain(...claimSql.candidatesByPrefix(table, 'a%', { index: 3, count: 10 }, 100)));
-  assert.deepEqual(plan.map((row) => [row.key, row.type]), [
-    ['status_run_after', 'range'],
-    ['status_d', 'range'],
-    ['status_run_after', 'range'],
-  ]);
+  assert.deepEqual(plan.map((row) => row.key), ['status_priority_run_after', 'status_d', 'status_priority_run_after']);
+  assert.equal(plan[1]!.type, 'range');
+  for (const row of [plan[0]!, plan[2]!]) assertIndexOrderRead(row, 'status_priority_run_after');
 });
 
 test('claiming some kinds reads one range of the kind index per kind and part', async () => {
   for (const kinds of [['email'], ['email', 'report', 'sms']]) {
     const plan = tableRows(await explain(...claimSql.candidatesOldest(table, { kinds }, { index: 3, count: 10 }, 100)));
     plan.push(...tableRows(await explain(...claimSql.candidatesStale(table, { kinds }, 50_000, 100))));
-    assert.deepEqual(plan.map((row) => [row.key, row.type]), Array(3 * kinds.length).fill(['kind_status_run_after', 'range']), kinds.join());
+    assert.equal(plan.length, 4 * kinds.length, kinds.join());
+    for (const row of plan) assertIndexOrderRead(row, 'kind_status_priority_run_after');
   }
 });
 

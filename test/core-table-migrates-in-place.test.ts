@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { JobQueue } from '../src/index.js';
-import { MIGRATIONS } from '../src/queue/sql/schema.js';
+import { CURRENT_SCHEMA_VERSION, MIGRATIONS } from '../src/queue/sql/schema.js';
 import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
 import { runCli } from './helpers/run-cli.js';
 
@@ -21,11 +21,11 @@ after(async () => db.drop());
 test('setup-tables migrates a core-version table in place, keeping its rows', async () => {
   const stats = await runCli(['stats', '--database-url', db.url]);
   assert.equal(stats.code, 5);
-  assert.match(stats.stderr, /has schema version 2, this jobq needs 5; run "jobq setup-tables" to migrate it \(rows are kept\)/);
+  assert.match(stats.stderr, new RegExp(`has schema version 2, this jobq needs ${CURRENT_SCHEMA_VERSION}; run "jobq setup-tables" to migrate it \\(rows are kept\\)`));
 
   const result = await runCli(['setup-tables', '--database-url', db.url]);
   assert.equal(result.code, 0, result.stderr);
-  assert.match(result.stdout, /^migrated table jobs in database \w+ from schema 2 to 5; rows kept$/m);
+  assert.match(result.stdout, new RegExp(`^migrated table jobs in database \\w+ from schema 2 to ${CURRENT_SCHEMA_VERSION}; rows kept$`, 'm'));
   const rows = await db.rows<{ d: string; job_key: string; status: string; kind: null; payload: null; owner_id: number; token: string }>(
     'SELECT d, job_key, status, kind, payload, owner_id, HEX(claim_token) AS token FROM jobs ORDER BY id',
   );

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { CURRENT_SCHEMA_VERSION } from '../src/queue/sql/schema.js';
 import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
 import { runCli } from './helpers/run-cli.js';
 
@@ -10,11 +11,11 @@ after(async () => db.drop());
 test('setup-tables creates the table once and is harmless when repeated', async () => {
   const first = await runCli(['setup-tables', '--database-url', db.url]);
   assert.equal(first.code, 0, first.stderr);
-  assert.match(first.stdout, /^created table jobs in database jobq_test_\w+ \(schema 5\)$/m);
+  assert.match(first.stdout, new RegExp(`^created table jobs in database jobq_test_\\w+ \\(schema ${CURRENT_SCHEMA_VERSION}\\)$`, 'm'));
   await db.admin.query("INSERT INTO jobs (d, e) VALUES ('a', 'b'), ('c', 'd')");
   const second = await runCli(['setup-tables', '--database-url', db.url]);
   assert.equal(second.code, 0, second.stderr);
-  assert.match(second.stdout, /is up to date \(schema 5\)/);
+  assert.match(second.stdout, new RegExp(`is up to date \\(schema ${CURRENT_SCHEMA_VERSION}\\)`));
   const [{ count }] = await db.rows<{ count: number }>('SELECT COUNT(*) AS count FROM jobs');
   assert.equal(Number(count), 2);
 });
@@ -53,7 +54,7 @@ test("a table made by the article's program is adopted and migrated with its row
   await db.admin.query("INSERT INTO article_jobs (d, e, status) VALUES ('x', 'y', 'unclaimed'), ('z', 'w', 'claimed')");
   const result = await runCli(['setup-tables', '--table', 'article_jobs', '--database-url', db.url]);
   assert.equal(result.code, 0, result.stderr);
-  assert.match(result.stdout, /migrated table article_jobs .* from schema 1 to 5; rows kept/);
+  assert.match(result.stdout, new RegExp(`migrated table article_jobs .* from schema 1 to ${CURRENT_SCHEMA_VERSION}; rows kept`));
   const rows = await db.rows<{ d: string; status: string }>('SELECT d, status FROM article_jobs ORDER BY id');
   assert.deepEqual(rows.map((r) => [r.d, r.status]), [['x', 'unclaimed'], ['z', 'claimed']]);
 });

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
 import { runCli } from './helpers/run-cli.js';
 
-const JOBQ = fileURLToPath(new URL('../../bin/jobq.js', import.meta.url));
 const HANDLER = fileURLToPath(new URL('../../test/fixtures/record-ids-handler.mjs', import.meta.url));
 const EMAIL_HANDLERS = fileURLToPath(new URL('../../test/fixtures/email-handlers.mjs', import.meta.url));
 
@@ -18,15 +16,7 @@ before(async () => {
 after(async () => db.drop());
 
 /** Pipes `input` into `jobq enqueue --stdin`. */
-function enqueueStdin(input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [JOBQ, 'enqueue', '--stdin', '--database-url', db.url], { env: { ...process.env, NO_COLOR: '1' } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  child.stdin.end(input);
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
+const enqueueStdin = (input: string) => runCli(['enqueue', '--stdin', '--database-url', db.url], {}, input);
 
 test('enqueue --stdin 50,000 lines, then work --consumers 4 --once: the handler sees every id exactly once', async () => {
   const lines = Array.from({ length: 50_000 }, (_, i) => JSON.stringify({ kind: i % 2 ? 'odd' : 'even', payload: { n: i } })).join('\n');

@@ -215,7 +215,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
 
   /** `start-processing`'s generators: the article's random demo rows. @internal */
   async enqueueDemoJobs(count: number): Promise<void> {
-    const rows = Array.from({ length: count }, (): JobRow => [timeOrderedKey(), null, null, randomLetters(), randomLetters(), 0]);
+    const rows = Array.from({ length: count }, (): JobRow => [timeOrderedKey(), null, null, randomLetters(), randomLetters(), 0, 0]);
     await this.insertRows(rows, { idRange: false });
   }
 

@@ -3,13 +3,15 @@ import { ExitCode, JobqError } from '../errors.js';
 import { MAX_PAYLOAD_BYTES, type UntypedNewJob } from './types.js';
 
 /** One row for the INSERT, in the column order of `insertJobsSql`. */
-export type JobRow = [key: string, kind: string | null, payload: string | null, d: string, e: string, delayMicroseconds: number];
+export type JobRow = [key: string, kind: string | null, payload: string | null, d: string, e: string, priority: number, delayMicroseconds: number];
 
 /** The article's demo fields ride along only for `start-processing`'s generators. */
 export type DemoJob = UntypedNewJob & { d?: string; e?: string };
 
 const KEY = /^[\x21-\x7e]{1,64}$/;
 const MAX_DELAY_SECONDS = 10 * 365 * 24 * 3600;
+/** The priority column is a SMALLINT. */
+export const PRIORITY_RANGE = { min: -32768, max: 32767 } as const;
 
 /**
  * Checks a job and turns it into a row, or throws one line saying which job and what is wrong.
@@ -35,11 +37,15 @@ export function toJobRow(job: DemoJob, position: string): JobRow {
     const bytes = Buffer.byteLength(payload as string);
     if (bytes > MAX_PAYLOAD_BYTES) fail(`the payload is ${bytes} bytes as JSON; the limit is ${MAX_PAYLOAD_BYTES}`);
   }
+  const priority = job.priority ?? 0;
+  if (!Number.isInteger(priority) || priority < PRIORITY_RANGE.min || priority > PRIORITY_RANGE.max) {
+    fail(`priority must be a whole number from ${PRIORITY_RANGE.min} to ${PRIORITY_RANGE.max} (smaller runs first), not ${JSON.stringify(job.priority)}`);
+  }
   const delaySeconds = job.runAfter !== undefined ? delayUntil(job.runAfter, fail) : (job.delaySeconds ?? 0);
   if (typeof delaySeconds !== 'number' || !Number.isFinite(delaySeconds) || delaySeconds < 0 || delaySeconds > MAX_DELAY_SECONDS) {
     fail(`delay must be a number of seconds from 0 to ${MAX_DELAY_SECONDS}, not ${JSON.stringify(job.delaySeconds)}`);
   }
-  return [job.key ?? timeOrderedKey(), job.kind ?? null, payload, job.d ?? '', job.e ?? '', Math.round(delaySeconds * 1e6)];
+  return [job.key ?? timeOrderedKey(), job.kind ?? null, payload, job.d ?? '', job.e ?? '', priority, Math.round(delaySeconds * 1e6)];
 }
 
 // Random bytes drawn 4 KiB at a time: one call into the system's generator per 512 keys.

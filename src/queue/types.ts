@@ -32,6 +32,8 @@ export interface EnqueueTiming {
   runAfter?: Date;
   /** Not handed out before this many seconds from now. */
   delaySeconds?: number;
+  /** Among due jobs, smaller runs first (a whole number from -32768 to 32767; default 0). */
+  priority?: number;
   /**
    * Unique key (1-64 ASCII characters): a job whose key exists already is not inserted again.
    * Made up when absent, ordered by time (see new-jobs.ts).
@@ -143,7 +145,7 @@ export interface QueueStats {
   total: number;
   /** Counts per kind (null: jobs without a kind), kinds in alphabetical order. */
   byKind: Array<{ kind: string | null; counts: Record<JobStatus, number> }>;
-  /** Seconds since the job at the head of the queue was inserted; null when nothing waits. */
+  /** Seconds the longest-waiting due job has waited since it came due; null when nothing waits. */
   headAgeSeconds: number | null;
   /** Claimed jobs per owner (null: claimed without an `ownerId`). */
   claimedByOwner: Array<{ ownerId: number | null; count: number; expired: number }>;

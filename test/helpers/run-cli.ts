@@ -19,13 +19,14 @@ export interface CliRun {
   kill(signal: NodeJS.Signals): void;
 }
 
-/** Starts the built `jobq` binary, as a user would, with colours off. */
-export function startCli(args: string[], env: Record<string, string> = {}): CliRun {
+/** Starts the built `jobq` binary, as a user would, with colours off; `input` becomes its standard input. */
+export function startCli(args: string[], env: Record<string, string> = {}, input?: string): CliRun {
   const { FORCE_COLOR: _ignored, ...inherited } = process.env;
   const child = spawn(process.execPath, [JOBQ, ...args], {
     env: { ...inherited, NO_COLOR: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  if (input !== undefined) child.stdin!.end(input);
   let stdout = '';
   let stderr = '';
   const watchers: Array<{ pattern: RegExp; resolve: () => void }> = [];
@@ -37,8 +38,8 @@ export function startCli(args: string[], env: Record<string, string> = {}): CliR
       }
     }
   };
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => ((stdout += chunk), check()));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => ((stderr += chunk), check()));
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => ((stdout += chunk), check()));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => ((stderr += chunk), check()));
   const done = new Promise<CliResult>((resolve) => {
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
@@ -56,8 +57,8 @@ export function startCli(args: string[], env: Record<string, string> = {}): CliR
 }
 
 /** Runs `jobq` to the end. */
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return startCli(args, env).done;
+export function runCli(args: string[], env: Record<string, string> = {}, input?: string): Promise<CliResult> {
+  return startCli(args, env, input).done;
 }
 
 /** Every claim line of the article's form in `stdout`, as (consumer, ids). */

@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import { Option, type Command } from 'commander';
 import { ExitCode, JobqError } from '../../errors.js';
 import { JobQueue } from '../../queue/job-queue.js';
-import { toJobRow } from '../../queue/new-jobs.js';
+import { PRIORITY_RANGE, toJobRow } from '../../queue/new-jobs.js';
 import type { EnqueueResult, NewJob } from '../../queue/types.js';
 import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
 import { LineWriter } from '../output.js';
@@ -11,9 +11,14 @@ interface EnqueueOptions extends ConnectionOptions {
   kind?: string;
   payload?: string;
   delay?: number;
+  priority?: number;
   key?: string;
   stdin?: boolean;
 }
+
+/** The fields a --stdin line may have; any other is refused (a misspelt "delya" must not vanish). */
+const LINE_FIELDS = ['kind', 'payload', 'delay', 'priority', 'key'] as const;
+type LineFields = Partial<{ kind: string; payload: unknown; delay: number; priority: number; key: string }>;
 
 const LINES_PER_CHUNK = 1000;
 
@@ -23,18 +28,25 @@ export function registerEnqueue(program: Command): void {
     .option('--kind <kind>', 'the job kind (with --stdin: for lines that name none)')
     .option('--payload <json>', 'the job payload, any JSON value up to 64 KiB')
     .addOption(new Option('--delay <seconds>', 'not handed out before this many seconds from now').argParser(numberIn(0, 315_360_000, false)))
+    .addOption(
+      new Option('--priority <n>', 'smaller runs first among due jobs (with --stdin: for lines that give none)')
+        .argParser(numberIn(PRIORITY_RANGE.min, PRIORITY_RANGE.max))
+        .default(0),
+    )
     .option('--key <key>', 'idempotency key: a job with this key is queued once, however often sent')
-    .option('--stdin', 'read jobs from standard input, one JSON object per line: {"kind": ..., "payload": ..., "delay": ..., "key": ...}')
+    .option('--stdin', `read jobs from standard input, one JSON object per line with the fields ${LINE_FIELDS.map((f) => `"${f}"`).join(', ')}`)
     .addHelpText(
       'after',
       `
 Examples:
   jobq enqueue --kind email --payload '{"to": "ann@example.com"}'
   jobq enqueue --kind report --payload '{"day": "2026-11-21"}' --delay 3600
+  jobq enqueue --kind invoice --payload '{"order": 42}' --priority -10
   jq -c '.[]' jobs.json | jobq enqueue --stdin
 
 With --stdin, jobs go in chunks of ${LINES_PER_CHUNK} lines, each chunk all or nothing. A bad line stops the
-input there: the chunks before it are queued, nothing from its chunk on is written.`,
+input there (not JSON, a field it does not know, a bad value): the chunks before it are queued,
+nothing from its chunk on is written.`,
     )
     .action(async (options: EnqueueOptions) => {
       if (options.stdin && (options.payload !== undefined || options.key !== undefined)) {
@@ -56,6 +68,7 @@ function jobFromFlags(options: EnqueueOptions): NewJob {
   const job: NewJob = {
     ...(options.kind !== undefined && { kind: options.kind }),
     ...(options.delay !== undefined && { delaySeconds: options.delay }),
+    ...(options.priority !== undefined && { priority: options.priority }),
     ...(options.key !== undefined && { key: options.key }),
   };
   if (options.payload !== undefined) {
@@ -108,11 +121,16 @@ function jobFromLine(line: string, lineNumber: number, options: EnqueueOptions):
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new Error(`line ${lineNumber}: expected an object like {"kind": "email", "payload": {...}}`);
   }
-  const fields = value as { kind?: string; payload?: unknown; delay?: number; key?: string };
+  const unknown = Object.keys(value).find((field) => !(LINE_FIELDS as readonly string[]).includes(field));
+  if (unknown !== undefined) {
+    throw new Error(`line ${lineNumber}: unknown field ${JSON.stringify(unknown)}; a line may have ${LINE_FIELDS.map((f) => `"${f}"`).join(', ')}`);
+  }
+  const fields = value as LineFields;
   const job: NewJob = {
     ...(fields.payload !== undefined && { payload: fields.payload }),
     ...((fields.kind ?? options.kind) !== undefined && { kind: fields.kind ?? options.kind }),
     ...((fields.delay ?? options.delay) !== undefined && { delaySeconds: fields.delay ?? options.delay }),
+    ...((fields.priority ?? options.priority) !== undefined && { priority: fields.priority ?? options.priority }),
     ...(fields.key !== undefined && { key: fields.key }),
   };
   toJobRow(job, `line ${lineNumber}`);

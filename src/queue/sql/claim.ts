@@ -7,10 +7,10 @@
  * on a young table with stale statistics the optimizer has been seen to plan `WHERE id IN (...)`
  * as a full scan, which at REPEATABLE READ locked hundreds of rows and deadlocked with inserts.
  *
- * Candidate queries come in two shapes: over the whole queue, on (status, run_after), or over
- * one kind of job (`work --kind`), on (kind, status, run_after). Either way every part is an
- * index range read in index order that stops after LIMIT matching entries, however long the
- * queue is.
+ * Candidate queries come in two shapes: over the whole queue, on (status, waiting_priority,
+ * run_after), or over some kinds of job (`work --kind`), on (kind, kind_status, waiting_priority,
+ * kind_run_after). Either way every part is an index range read in index order that stops after
+ * LIMIT matching entries, however long the queue is.
  */
 
 // Spreading consumers over lanes (`id MOD lanes = lane`) so that they do not all fight over the
@@ -23,7 +23,7 @@
 // A claim gets its lane by locking a lane row (sql/lanes.ts), or, under `start-processing`, from
 // the supervisor with its turn (src/processes/claim-gate.ts).
 // A lane nobody claims from for a while is not stranded: once a job has waited longer than the
-// steal delay, any claim that finds its own lane empty takes it (candidatesStaleSql).
+// steal delay, any claim that finds its own lane empty takes it (candidatesStale).
 
 /** Which jobs a claim may take: the whole queue, or jobs of some kinds only (`work` with a handler map). */
 export type ClaimScope = { kinds?: readonly string[] };
@@ -37,85 +37,96 @@ export interface Lane {
 const WHOLE_QUEUE: Lane = { index: 0, count: 1 };
 
 /**
+ * What part of a candidate query a row came from; the claim merges them (candidate-order.ts):
+ * expired leases first, then the lane's waiting jobs, then jobs of other lanes that are ahead of
+ * them by priority.
+ */
+export const PART = { expired: 0, lane: 1, ahead: 2 } as const;
+
+/** A row of a candidate query. */
+export interface CandidateRow {
+  id: number;
+  part: (typeof PART)[keyof typeof PART];
+  priority: number;
+}
+
+/**
  * Which index a candidate query reads, and the columns it filters on there. The kind index holds
  * copies of status and run_after that are set only for jobs with a kind (see schema 4).
  */
 const columns = (byKind: boolean) =>
   byKind
-    ? { index: 'kind_status_run_after', kind: 'kind = ? AND ', status: 'kind_status', runAfter: 'kind_run_after' }
-    : { index: 'status_run_after', kind: '', status: 'status', runAfter: 'run_after' };
-
-/** `[kind = ? AND] status = '<status>' AND run_after <= NOW(6)[ - slack]`, on the scope's columns. */
-const dueIn = (byKind: boolean, status: 'unclaimed' | 'claimed', slack = '') => {
-  const { kind, status: statusColumn, runAfter } = columns(byKind);
-  return `${kind}${statusColumn} = '${status}' AND ${runAfter} <= NOW(6)${slack}`;
-};
+    ? { index: 'kind_status_priority_run_after', kind: 'kind = ? AND ', status: 'kind_status', runAfter: 'kind_run_after' }
+    : { index: 'status_priority_run_after', kind: '', status: 'status', runAfter: 'run_after' };
 
 /** A job may be handed out when it is waiting and due, or claimed with its lease run out. */
 const CLAIMABLE = `status IN ('unclaimed', 'claimed') AND run_after <= NOW(6)`;
 
-/** One index range read in index order, stopping after LIMIT entries. Params: [kind,] ...filter, limit. */
-const rangeRead = (table: string, byKind: boolean, where: string) => `
-  (SELECT id, ${columns(byKind).runAfter} AS due FROM ${table} FORCE INDEX (${columns(byKind).index})
-    WHERE ${where}
-    ORDER BY ${columns(byKind).runAfter}, id LIMIT ?)`;
+/**
+ * One index range read in index order, stopping after LIMIT entries: claimed jobs whose lease ran
+ * out (their waiting_priority is 0, see schema 6), or waiting jobs that are due, by priority then
+ * due time. Params: [kind,] ...values, limit.
+ */
+function rangeRead(table: string, byKind: boolean, part: keyof typeof PART, filter = '', values: unknown[] = []) {
+  const { index, kind, status, runAfter } = columns(byKind);
+  const [where, order] = part === 'expired'
+    ? [`${status} = 'claimed' AND waiting_priority = 0 AND ${runAfter} <= NOW(6)`, `${runAfter}, id`]
+    : [`${status} = 'unclaimed' AND ${runAfter} <= NOW(6)${filter}`, `waiting_priority, ${runAfter}, id`];
+  return {
+    sql: `
+  (SELECT id, ${PART[part]} AS part, waiting_priority AS priority FROM ${table} FORCE INDEX (${index})
+    WHERE ${kind}${where}
+    ORDER BY ${order} LIMIT ?)`,
+    values,
+  };
+}
 
 /**
- * The parts of a candidate query, once per kind when the scope names kinds (each kind is its own
- * range of the kind index; an IN list over kinds would have to sort them all).
+ * Joins range reads with UNION ALL, once per kind when the scope names kinds (each kind is its own
+ * range of the kind index; an IN list over kinds would have to sort them all). The parts are not
+ * merged in the server: a derived table to sort them in cost 7 µs per job claimed (60 against 53,
+ * one worker draining 100,000 jobs); the claim merges them (candidate-order.ts).
  */
-function perKind(table: string, scope: ClaimScope, part: (byKind: boolean) => { where: string; values: unknown[] }): Array<[string, unknown[]]> {
+function union(scope: ClaimScope, limit: number, parts: (byKind: boolean) => Array<ReturnType<typeof rangeRead>>): readonly [string, unknown[]] {
   const kinds = scope.kinds ?? [];
-  if (kinds.length === 0) {
-    const { where, values } = part(false);
-    return [[rangeRead(table, false, where), values]];
-  }
-  return kinds.map((kind) => {
-    const { where, values } = part(true);
-    return [rangeRead(table, true, where), [kind, ...values]];
-  });
+  const reads = kinds.length === 0
+    ? parts(false).map((part) => ({ ...part, values: [...part.values, limit] }))
+    : kinds.flatMap((kind) => parts(true).map((part) => ({ ...part, values: [kind, ...part.values, limit] })));
+  return [reads.map((read) => read.sql).join('\n  UNION ALL'), reads.flatMap((read) => read.values)];
 }
 
 /**
- * Joins range reads with UNION ALL. One or two (expired leases, then waiting jobs) are taken in
- * that order as they come; more (several kinds) are merged in due order through a derived table.
- * Not always through one: its temporary table cost the server 7 µs per job claimed (60 against
- * 53, one worker draining 100,000 jobs).
- */
-function union(parts: Array<[string, unknown[]]>, limit: number): readonly [string, unknown[]] {
-  const sql = parts.map(([part]) => part).join('\n  UNION ALL');
-  const values = parts.flatMap(([, partValues]) => partValues);
-  return parts.length <= 2
-    ? [`${sql}\n  LIMIT ?`, [...values, limit]]
-    : [`SELECT id FROM (${sql}) AS candidates ORDER BY due, id LIMIT ?`, [...values, limit]];
-}
-
-/**
- * Candidate ids, oldest first, from the claim's lane; expired leases (the oldest work there is)
- * first. Every part is an index range read that stops after its LIMIT.
+ * Candidates for a claim in its lane: expired leases (the oldest work there is), the lane's
+ * waiting jobs by priority and age, and the head of the whole queue, of which the claim takes the
+ * jobs that come before the lane's own by priority: a job queued at a smaller priority is taken
+ * by the next claim, whichever lane it holds. Every part is an index range read that stops after
+ * its LIMIT (the head is read whole and filtered by the claim: a bound in SQL taken from the
+ * lane's rows would not be a range bound, and the read would run through the queue).
  */
 export function candidatesOldest(table: string, scope: ClaimScope, lane: Lane = WHOLE_QUEUE, limit: number): readonly [string, unknown[]] {
-  const expired = perKind(table, scope, (byKind) => ({ where: dueIn(byKind, 'claimed'), values: [limit] }));
-  const waiting = perKind(table, scope, (byKind) => ({ where: `${dueIn(byKind, 'unclaimed')} AND id MOD ? = ?`, values: [lane.count, lane.index, limit] }));
-  return union([...expired, ...waiting], limit);
+  return union(scope, limit, (byKind) => [
+    rangeRead(table, byKind, 'expired'),
+    rangeRead(table, byKind, 'lane', ' AND id MOD ? = ?', [lane.count, lane.index]),
+    ...(lane.count > 1 ? [rangeRead(table, byKind, 'ahead')] : []),
+  ]);
 }
 
 /**
  * The article's pick: waiting jobs of the claim's lane whose `d` starts with a given letter, a
  * range on (status, d); topped up with the lane's oldest waiting jobs in the same round trip, so
- * that an unlucky letter never leaves a consumer idle while work waits. UNION drops ids found twice.
+ * that an unlucky letter never leaves a consumer idle while work waits. UNION drops ids found
+ * twice. The demo's jobs all have the default priority; this pick does not look at it.
  */
 export function candidatesByPrefix(table: string, pattern: string, lane: Lane = WHOLE_QUEUE, limit: number): readonly [string, unknown[]] {
-  const sql = `
-  ${rangeRead(table, false, dueIn(false, 'claimed'))}
+  const expired = rangeRead(table, false, 'expired');
+  const oldest = rangeRead(table, false, 'lane', ' AND id MOD ? = ?');
+  const sql = `${expired.sql}
   UNION
-  (SELECT id, run_after AS due FROM ${table} FORCE INDEX (status_d)
+  (SELECT id, ${PART.lane} AS part, waiting_priority AS priority FROM ${table} FORCE INDEX (status_d)
     WHERE status = 'unclaimed' AND d LIKE ? AND run_after <= NOW(6) AND id MOD ? = ?
     LIMIT ?)
-  UNION
-  ${rangeRead(table, false, `${dueIn(false, 'unclaimed')} AND id MOD ? = ?`)}`;
-  return [`${sql}
-  LIMIT ?`, [limit, pattern, lane.count, lane.index, limit, lane.count, lane.index, limit, limit]];
+  UNION${oldest.sql}`;
+  return [sql, [limit, pattern, lane.count, lane.index, limit, lane.count, lane.index, limit]];
 }
 
 /**
@@ -124,7 +135,7 @@ export function candidatesByPrefix(table: string, pattern: string, lane: Lane = 
  * drain every job is "stale", and reading this range on every claim cost 15 % of the throughput.
  */
 export function candidatesStale(table: string, scope: ClaimScope, stealAfterMicroseconds: number, limit: number): readonly [string, unknown[]] {
-  return union(perKind(table, scope, (byKind) => ({ where: dueIn(byKind, 'unclaimed', ' - INTERVAL ? MICROSECOND'), values: [stealAfterMicroseconds, limit] })), limit);
+  return union(scope, limit, (byKind) => [rangeRead(table, byKind, 'lane', ` - INTERVAL ? MICROSECOND`, [stealAfterMicroseconds])]);
 }
 
 /**

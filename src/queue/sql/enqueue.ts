@@ -4,11 +4,11 @@
  * outcome is unknown, and the writer sends the same rows again; rows that did land are matched
  * by their key and left as they are, so nothing is duplicated.
  * The due time is computed by the server (`NOW(6)` plus the delay), never by the client's clock.
- * Params, per row: job_key, kind, payload, d, e, delay in microseconds.
+ * Params, per row: job_key, kind, payload, d, e, priority, delay in microseconds.
  */
 export const insertJobsSql = (table: string, rows: number) => `
-  INSERT INTO ${table} (job_key, kind, payload, d, e, run_after) VALUES
-  ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND)').join(',\n  ')}
+  INSERT INTO ${table} (job_key, kind, payload, d, e, priority, run_after) VALUES
+  ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND)').join(',\n  ')}
   ON DUPLICATE KEY UPDATE id = id`;
 
 /**
@@ -17,8 +17,8 @@ export const insertJobsSql = (table: string, rows: number) => `
  * where an INSERT and a read of the id took two. Params: as insertJobsSql, one row.
  */
 export const INSERT_ONE_JOB_SQL = (table: string) => `
-  INSERT INTO ${table} (job_key, kind, payload, d, e, run_after)
-  VALUES (?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND)
+  INSERT INTO ${table} (job_key, kind, payload, d, e, priority, run_after)
+  VALUES (?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND)
   ON DUPLICATE KEY UPDATE id = LAST_INSERT_ID(id)`;
 
 /** The ids the keys ended up with (a covering read of the unique index). Params: [keys]. */

@@ -6,28 +6,31 @@
  */
 export const COUNT_BY_STATUS_AND_KIND_SQL = (table: string) => `
   SELECT 'all' AS scope, NULL AS kind, status, COUNT(*) AS count
-    FROM ${table} FORCE INDEX (status_run_after)
+    FROM ${table} FORCE INDEX (status_priority_run_after)
    GROUP BY status
   UNION ALL
   SELECT 'kind', kind, kind_status, COUNT(*)
-    FROM ${table} FORCE INDEX (kind_status_run_after)
+    FROM ${table} FORCE INDEX (kind_status_priority_run_after)
    WHERE kind IS NOT NULL
    GROUP BY kind, kind_status
    ORDER BY scope, kind, status`;
 
 /**
- * Age in microseconds of the job at the head of the queue (the first one due, by the claim
- * order), and the highest id (for throughput between two readings): two index dives.
+ * How long, in microseconds, the job that has waited longest since it came due has waited (what
+ * to alert on: a low priority job that never gets its turn counts too), and the highest id (for
+ * throughput between two readings). The first is a covering scan of the waiting jobs' index
+ * entries, as the counts are: with priorities in the index, the longest waiter is no longer the
+ * first entry.
  */
 export const HEAD_AGE_AND_MAX_ID_SQL = (table: string) => `
-  SELECT (SELECT TIMESTAMPDIFF(MICROSECOND, created_at, NOW(6)) FROM ${table} FORCE INDEX (status_run_after)
-           WHERE status = 'unclaimed' ORDER BY run_after, id LIMIT 1) AS age_us,
+  SELECT (SELECT TIMESTAMPDIFF(MICROSECOND, MIN(run_after), NOW(6)) FROM ${table} FORCE INDEX (status_priority_run_after)
+           WHERE status = 'unclaimed' AND run_after <= NOW(6)) AS age_us,
          (SELECT MAX(id) FROM ${table}) AS max_id`;
 
 /** Claimed jobs per owner, with how many of them have an expired lease. */
 export const CLAIMED_BY_OWNER_SQL = (table: string) => `
   SELECT owner_id, COUNT(*) AS count, SUM(run_after <= NOW(6)) AS expired
-    FROM ${table} FORCE INDEX (status_run_after)
+    FROM ${table} FORCE INDEX (status_priority_run_after)
    WHERE status = 'claimed'
    GROUP BY owner_id ORDER BY owner_id`;
 
