@@ -14,7 +14,10 @@ export const ExitCode = {
   unsupportedServer: 4,
   /** The jobs table is missing or has a shape jobq does not know. */
   schema: 5,
-  /** jobq refused to destroy data (setup-tables --recreate on a non-empty table without --force). */
+  /**
+   * jobq refused to destroy data: setup-tables --recreate on a non-empty table without --force, or
+   * `cancel` of a job that a worker is running (the others named were cancelled).
+   */
   refused: 6,
   /** A worker process crashed (it was restarted) or crashed too often (the run was stopped). */
   workerCrashed: 7,

@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test';
 import { quoteIdentifier } from '../src/config/identifiers.js';
 import * as claimSql from '../src/queue/sql/claim.js';
 import * as completeSql from '../src/queue/sql/complete.js';
+import * as pruneSql from '../src/queue/sql/prune.js';
 import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
 import { prefill } from './helpers/queue-fixtures.js';
 
@@ -70,4 +71,12 @@ test('the locking select, the claim update and the delete touch rows by primary 
     assert.equal(plan[0]!.type, 'range', what);
     assert.ok(plan[0]!.rows <= ids.length, `${what} reads only the named rows, not ${plan[0]!.rows}`);
   }
+});
+
+test('prune reads finished jobs as one range, oldest first, and deletes by primary key', async () => {
+  const [read] = tableRows(await explain(pruneSql.ENDED_BEFORE_SQL(table), ['done', 86_400_000_000, 1000]));
+  assertIndexOrderRead(read!, 'status_priority_run_after');
+  assert.equal(read!.type, 'range');
+  const [remove] = tableRows(await explain(pruneSql.DELETE_ENDED_SQL(table), [[5, 17, 900], 'done']));
+  assert.deepEqual([remove!.key, remove!.type], ['PRIMARY', 'range']);
 });

@@ -12,6 +12,11 @@ export function numberIn(min: number, max: number, integer = true): (value: stri
   };
 }
 
+const parseId = numberIn(1, Number.MAX_SAFE_INTEGER);
+
+/** A commander collector for job ids: `--ids 1041 1042`, or the flag given more than once. */
+export const idList = (value: string, previous: number[] = []): number[] => [...previous, parseId(value)];
+
 /** Options every command that talks to the database takes. */
 export interface ConnectionOptions {
   databaseUrl?: string;

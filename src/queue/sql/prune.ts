@@ -1,0 +1,20 @@
+/**
+ * Retention: deleting done and failed jobs that ended before a cut, a chunk at a time. A finished
+ * job's run_after is when it ended (see complete.ts), and its waiting_priority is 0, so the old
+ * ones are one range of the (status, waiting_priority, run_after) index, read oldest first.
+ */
+
+/** The oldest chunk of finished jobs that ended before the cut. Params: status, age µs, limit. */
+export const ENDED_BEFORE_SQL = (table: string) => `
+  SELECT id FROM ${table} FORCE INDEX (status_priority_run_after)
+   WHERE status = ? AND waiting_priority = 0 AND run_after < NOW(6) - INTERVAL ? MICROSECOND
+   ORDER BY run_after, id LIMIT ?`;
+
+/**
+ * Deletes a chunk by primary key: it locks just these rows, never a range that new jobs are
+ * inserted into. The status is checked again: a failed job may have been requeued meanwhile.
+ * Params: [ids], status.
+ */
+export const DELETE_ENDED_SQL = (table: string) => `
+  DELETE j FROM ${table} AS j FORCE INDEX (PRIMARY)
+   WHERE j.id IN (?) AND j.status = ?`;

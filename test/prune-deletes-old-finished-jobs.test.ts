@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { queueForTests } from './helpers/queue-fixtures.js';
+import { runCli } from './helpers/run-cli.js';
+
+const context = queueForTests();
+
+test('prune: 50,000 done rows older than the cut go in chunks, 1,000 newer stay, while a worker keeps claiming', async () => {
+  const { queue, db } = context;
+  const table = `\`${db.name}\`.jobs`;
+  for (let i = 0; i < 51; i++) await queue.enqueueMany(Array.from({ length: 1000 }, () => ({ kind: 'old' })));
+  // 50,000 finished 8 days ago, the last 1,000 an hour ago.
+  await db.admin.query(`UPDATE ${table} SET status = 'done', run_after = NOW(6) - INTERVAL 8 DAY`);
+  await db.admin.query(`UPDATE ${table} SET run_after = NOW(6) - INTERVAL 1 HOUR ORDER BY id DESC LIMIT 1000`);
+  const newest = await db.rows<{ id: number }>(`SELECT id FROM ${table} WHERE run_after > NOW(6) - INTERVAL 1 DAY ORDER BY id`);
+  await queue.enqueueMany(Array.from({ length: 5000 }, (_, n) => ({ kind: 'live', payload: { n } })));
+
+  const handled = new Set<number>();
+  const worker = queue.work({ live: async (job) => void handled.add(job.id) }, { batchSize: 20, concurrency: 2 });
+  const result = await queue.prune({ doneOlderThan: '7d' });
+  await worker.stop();
+
+  assert.deepEqual(result, { done: 50_000, failed: 0, chunks: 50 });
+  const done = await db.rows<{ id: number }>(`SELECT id FROM ${table} WHERE status = 'done' ORDER BY id`);
+  assert.deepEqual(done.map((r) => Number(r.id)), newest.map((r) => Number(r.id)), 'exactly the newer done rows are left');
+  assert.ok(handled.size > 0, 'the worker claimed while the prune ran');
+  const live = await db.rows<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE kind = 'live'`);
+  assert.equal(handled.size + Number(live[0]!.n), 5000, 'no waiting job was pruned');
+});
+
+test('jobq prune says how many went; failed jobs by their own age; no age given is a one-line error', async () => {
+  const { db } = context;
+  const table = `\`${db.name}\`.jobs`;
+  await db.admin.query(`DELETE FROM ${table}`);
+  await db.admin.query(`INSERT INTO ${table} (job_key, status, run_after) VALUES ('f1', 'failed', NOW(6) - INTERVAL 40 DAY), ('f2', 'failed', NOW(6) - INTERVAL 2 DAY), ('d1', 'done', NOW(6) - INTERVAL 40 DAY)`);
+  const result = await runCli(['prune', '--failed-older-than', '30d', '--database-url', db.url]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stdout.trim(), 'pruned 0 done and 1 failed jobs in 1 chunk');
+  const left = await db.rows<{ job_key: string }>(`SELECT job_key FROM ${table} ORDER BY job_key`);
+  assert.deepEqual(left.map((r) => r.job_key), ['d1', 'f2']);
+
+  const none = await runCli(['prune', '--database-url', db.url]);
+  assert.equal(none.code, 2);
+  assert.equal(none.stderr.trim(), 'jobq: say what to prune: --done-older-than and/or --failed-older-than, e.g. --done-older-than 7d');
+  const bad = await runCli(['prune', '--done-older-than', 'a week', '--database-url', db.url]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /^error: option '--done-older-than <age>' argument 'a week' is invalid\. expected a length of time like 90s, 15m, 12h, 7d or 2w, got "a week"\.$/m);
+  assert.equal((await db.rows(`SELECT 1 FROM ${table}`)).length, 2, 'no row changed by a refused prune');
+});
