@@ -1,21 +1,44 @@
 import { PART, type CandidateRow } from './sql/claim.js';
 
+/** A job a claim tries to lock; `priority` is null for an expired lease (taken first, whatever its priority). */
+export interface Candidate {
+  id: number;
+  priority: number | null;
+}
+
 /**
- * The ids a claim tries to lock, from the rows of its candidate query (sql/claim.ts), at most
+ * What a claim tries to lock, from the rows of its candidate query (sql/claim.ts), at most
  * `limit`: expired leases first; then the lane's waiting jobs together with those jobs from the
  * head of the queue that come before the lane's last one by priority, smaller priority first
  * (a stable sort: at equal priority the lane's own jobs, in due order, come first). With every
  * job at the same priority no head job qualifies, and claims stay in their lanes.
  */
-export function candidateIds(rows: readonly CandidateRow[], limit: number): number[] {
-  const expired: CandidateRow[] = [];
+export function orderCandidates(rows: readonly CandidateRow[], limit: number): Candidate[] {
+  const expired: Candidate[] = [];
   const lane: CandidateRow[] = [];
   const head: CandidateRow[] = [];
-  for (const row of rows) (row.part === PART.expired ? expired : row.part === PART.lane ? lane : head).push(row);
+  for (const row of rows) {
+    if (row.part === PART.expired) expired.push({ id: row.id, priority: null });
+    else (row.part === PART.lane ? lane : head).push(row);
+  }
   let laneWorst = -Infinity;
   for (const row of lane) laneWorst = Math.max(laneWorst, row.priority);
   const seen = new Set(lane.map((row) => row.id));
   const ahead = head.filter((row) => row.priority < laneWorst && !seen.has(row.id));
   const waiting = ahead.length === 0 ? lane : [...lane, ...ahead].sort((a, b) => a.priority - b.priority);
-  return [...expired.map((row) => row.id), ...waiting.map((row) => row.id)].slice(0, limit);
+  return [...expired, ...waiting.map(({ id, priority }) => ({ id, priority }))].slice(0, limit);
+}
+
+/**
+ * The locked jobs a claim keeps: none less urgent than a waiting candidate it could not lock
+ * (another claim is taking that one right now). Otherwise, with two claims racing for the last
+ * urgent jobs, the loser filled its batch with less urgent ones and could run them first. With
+ * every job at the same priority nothing is dropped; dropped jobs stay waiting, their locks end
+ * with the claim's COMMIT.
+ */
+export function keepNoLessUrgentThanSkipped<T extends { id: number; priority: number }>(candidates: readonly Candidate[], locked: readonly T[]): T[] {
+  const lockedIds = new Set(locked.map((job) => job.id));
+  let skippedBest = Infinity;
+  for (const { id, priority } of candidates) if (priority !== null && !lockedIds.has(id)) skippedBest = Math.min(skippedBest, priority);
+  return skippedBest === Infinity ? [...locked] : locked.filter((job) => job.priority <= skippedBest);
 }

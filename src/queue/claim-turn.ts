@@ -4,7 +4,7 @@ import { ExitCode, JobqError } from '../errors.js';
 import { DEFAULTS, MAX_BATCH_SIZE } from './defaults.js';
 import { randomPrefixPattern } from './demo-jobs.js';
 import type { Settle } from './settlements.js';
-import { candidateIds } from './candidate-order.js';
+import { keepNoLessUrgentThanSkipped, orderCandidates } from './candidate-order.js';
 import * as claimSql from './sql/claim.js';
 import type { CandidateRow } from './sql/claim.js';
 import * as completeSql from './sql/complete.js';
@@ -76,7 +76,7 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     if (laneRow !== undefined) first.push([laneSql.LOCK_FREE_LANE_SQL, [laneRow.queue, laneRow.first]]);
     first.push(candidates(table, options, lane, batchSize));
     const results = await tx.run(...first);
-    let found = candidateIds(results[results.length - 1] as CandidateRow[], batchSize);
+    let found = orderCandidates(results[results.length - 1] as CandidateRow[], batchSize);
     let waitedForLane = false;
     if (laneRow !== undefined) {
       const freeAtOnce = (results[settles.length] as Array<{ lane: number }>)[0]?.lane;
@@ -86,17 +86,17 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
       // read while another claim held it, they are that claim's jobs by now.
       if (freeAtOnce === undefined || taken !== laneRow.first) {
         lane = taken === undefined ? undefined : { index: taken, count: laneRow.lanes };
-        found = candidateIds((await tx.run(candidates(table, options, lane, batchSize)))[0] as CandidateRow[], batchSize);
+        found = orderCandidates((await tx.run(candidates(table, options, lane, batchSize)))[0] as CandidateRow[], batchSize);
       }
     }
     if (found.length === 0 && lane !== undefined && lane.count > 1) {
-      found = candidateIds((await tx.run(staleCandidates(table, options, batchSize)))[0] as CandidateRow[], batchSize);
+      found = orderCandidates((await tx.run(staleCandidates(table, options, batchSize)))[0] as CandidateRow[], batchSize);
     }
     const settlement = reconnected() ? await settlementAfterReconnect(db, table, settles) : tally(settles, results);
     const laneIndex = { ...(lane !== undefined && { lane: lane.index }), ...(waitedForLane && { waitedForLane }) };
     if (found.length === 0) return { settlement, claim: noClaim(token, 0), ...laneIndex };
-    const [lockedRows] = await tx.run([claimSql.LOCK_CANDIDATES_SQL(table), [found]]);
-    const locked = lockedRows as Array<ClaimedJob & { payload: string | null }>;
+    const [lockedRows] = await tx.run([claimSql.LOCK_CANDIDATES_SQL(table), [found.map((candidate) => candidate.id)]]);
+    const locked = keepNoLessUrgentThanSkipped(found, lockedRows as Array<ClaimedJob & { payload: string | null }>);
     if (locked.length === 0) return { settlement, claim: noClaim(token, found.length), ...laneIndex };
     const exhausted = locked.filter((job) => job.attempts >= maxAttempts).map((job) => job.id);
     const jobs = locked

@@ -71,6 +71,8 @@ export interface ClaimedJob {
   payload: unknown;
   /** How many claims this job has seen, this one included. */
   attempts: number;
+  /** Smaller runs first. */
+  priority: number;
 }
 
 /** A job as a handler of `queue.work` gets it. */

@@ -165,7 +165,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
       },
       accept: (claim, reserved) => {
         this.reserved -= reserved;
-        for (const job of claim.jobs) this.waiting.push({ job, claim, loop: loop() });
+        for (const job of claim.jobs) startsInPriorityOrder(this.waiting, { job, claim, loop: loop() });
         this.startJobs();
       },
     };
@@ -287,3 +287,14 @@ function resolveHandlers(handlers: JobHandler<Job> | Record<string, JobHandler<J
   return { kinds: [...byKind.keys()], handlerFor: (kind) => (kind === null ? undefined : byKind.get(kind)) };
 }
 
+/**
+ * Adds a claimed job to those waiting to start, after every job of the same or a smaller
+ * priority: jobs start by priority, then in the order claimed. Two claim loops can each bring
+ * part of the most urgent jobs, filled up with less urgent ones; without this, a batch that came
+ * first ran its less urgent jobs ahead of the other batch's urgent ones.
+ */
+function startsInPriorityOrder(waiting: Held[], held: Held): void {
+  let at = waiting.length;
+  while (at > 0 && waiting[at - 1]!.job.priority > held.job.priority) at--;
+  waiting.splice(at, 0, held);
+}

@@ -145,7 +145,7 @@ export function candidatesStale(table: string, scope: ClaimScope, stealAfterMicr
  * would otherwise send its JSON type pre-parsed, MariaDB its LONGTEXT as text). Params: [ids].
  */
 export const LOCK_CANDIDATES_SQL = (table: string) => `
-  SELECT id, kind, CAST(payload AS CHAR) AS payload, attempts FROM ${table} FORCE INDEX (PRIMARY)
+  SELECT id, kind, CAST(payload AS CHAR) AS payload, attempts, priority FROM ${table} FORCE INDEX (PRIMARY)
    WHERE id IN (?) AND ${CLAIMABLE}
    FOR UPDATE SKIP LOCKED`;
 
