@@ -34,5 +34,7 @@ test('a throwing handler is retried with growing delays, then ends failed with i
   assert.ok(first >= 190 && second >= 390, `retries wait 200 ms, then 400 ms (waited ${first.toFixed(0)} and ${second.toFixed(0)})`);
   const rows = await context.db.rows<{ id: number; status: string; attempts: number; last_error: string }>('SELECT id, status, attempts, last_error FROM jobs');
   assert.deepEqual(rows.map((r) => [Number(r.id), r.status, r.attempts, r.last_error]), [[doomed, 'failed', 3, 'boom on attempt 3']]);
-  assert.deepEqual(worker.counters, { claims: worker.counters.claims, emptyClaims: 0, completed: 1, retried: 2, failed: 1 });
+  // Claims and empty claims vary: both claim loops may go for a retried job once it is due.
+  const { completed, retried, failed } = worker.counters;
+  assert.deepEqual({ completed, retried, failed }, { completed: 1, retried: 2, failed: 1 });
 });
