@@ -17,10 +17,15 @@
  *              work-4-procs    4 queue.work processes started at once, sharing no parent
  *              start-processing-wall  `start-processing -g 0 -c 10 --until-empty` over 100,000 jobs
  *              enqueue         enqueue() one job at a time vs a plain single-row INSERT loop
+ *   operations the work-api drain against the same drain of the last build before priorities
+ *              (BENCH_BASELINE, built from git), every job at the default priority; and the
+ *              drain with keepDone into a table that already holds 1,000,000 done jobs against
+ *              an empty one. Each pair takes turns over BENCH_ROUNDS rounds (default 5); medians.
  *
  * Environment: BENCH_JOBS (default 200000), BENCH_CONSUMERS (default 1,2,4,10,16),
  * BENCH_STEADY_SECONDS (default 30), BENCH_BACKLOG (default 1000000; 0 skips it),
- * BENCH_PICK (the drains' --pick, default random-prefix), BENCH_SCENARIOS (default demo,user).
+ * BENCH_PICK (the drains' --pick, default random-prefix), BENCH_SCENARIOS (default
+ * demo,user,operations), BENCH_BASELINE (default 9e01fc2), BENCH_ROUNDS (default 5).
  * Writes bench-results/latest.json and bench-results/drain-vs-consumers.svg.
  */
 import { randomBytes } from 'node:crypto';
@@ -32,6 +37,7 @@ import mysql from 'mysql2/promise';
 import { JobQueue } from '../src/index.js';
 import { MIGRATIONS } from '../src/queue/sql/schema.js';
 import { readServerCounters, readServerSettings, sampleRss, type ServerCounters } from './bench/server-probe.js';
+import { buildBaseline } from './bench/baseline-build.js';
 import { lineChart } from './bench/svg-chart.js';
 import { startCli, type CliResult } from '../test/helpers/run-cli.js';
 
@@ -42,7 +48,10 @@ const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 1_000_000);
 const BATCH = 100;
 const MAX_REFERENCE_CONNECTIONS = 10;
 const PICK = process.env.BENCH_PICK ?? 'random-prefix';
-const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'demo,user').split(',');
+const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'demo,user,operations').split(',');
+// The last commit before priorities (schema 6).
+const BASELINE = process.env.BENCH_BASELINE ?? '9e01fc2';
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const database = `jobq_bench_${randomBytes(4).toString('hex')}`;
 const url = `mysql://root@127.0.0.1:3306/${database}`;
 
@@ -90,9 +99,10 @@ const summaryNumber = (stdout: string, key: string): number => {
 
 const emptyClaimPercent = (stdout: string): number => Number(/^empty claims = \d+ \(([\d.]+) %\)$/m.exec(stdout)?.[1]);
 
-async function prefillJobq(count: number): Promise<void> {
-  const queue = await JobQueue.open({ url, createDatabase: true });
-  await queue.setup({ recreate: true, force: true });
+/** Queues `count` demo jobs; into a fresh table unless `recreate` is false; with another build's JobQueue if given. */
+async function prefillJobq(count: number, { Queue = JobQueue, recreate = true }: { Queue?: typeof JobQueue; recreate?: boolean } = {}): Promise<void> {
+  const queue = await Queue.open({ url, createDatabase: true });
+  await queue.setup({ recreate, force: true });
   for (let done = 0; done < count; done += 1000) {
     await queue.enqueueMany(Array.from({ length: Math.min(1000, count - done) }, () => ({})));
   }
@@ -220,13 +230,13 @@ async function timedProcesses(argsList: string[][]): Promise<{ seconds: number; 
   return { seconds: (performance.now() - started) / 1000, peakTreeMiB, outputs };
 }
 
-/** A drain timed from the start of `processes` to the exit of the last one. */
-async function userDrain(scenario: string, jobs: number, processes: string[][], consumers: number): Promise<Result> {
-  await prefillJobq(jobs);
+/** A drain timed from the start of `processes` to the exit of the last one; `prefill` queues the jobs. */
+async function userDrain(scenario: string, jobs: number, processes: string[][], consumers: number, prefill = () => prefillJobq(jobs)): Promise<Result> {
+  await prefill();
   const before = await readServerCounters(admin);
   const run = await timedProcesses(processes);
   const after = await readServerCounters(admin);
-  const [left] = (await admin.query(`SELECT COUNT(*) AS n FROM \`${database}\`.jobs`))[0] as Array<{ n: number }>;
+  const [left] = (await admin.query(`SELECT COUNT(*) AS n FROM \`${database}\`.jobs WHERE status <> 'done'`))[0] as Array<{ n: number }>;
   if (Number(left!.n) !== 0) throw new Error(`${scenario} left ${left!.n} jobs`);
   const counters = run.outputs.flatMap((out) => (out.trim().startsWith('{') ? [JSON.parse(out) as { claims: number; emptyClaims: number }] : []));
   const claims = counters.reduce((sum, c) => sum + c.claims, 0);
@@ -318,6 +328,61 @@ async function steadyUser(seconds: number): Promise<Result[]> {
   ];
 }
 
+/** Takes turns between the named drains over `ROUNDS` rounds; one row per drain with its median jobs/s. */
+async function alternating(drains: Record<string, () => Promise<Result>>): Promise<Result[]> {
+  const runs = new Map<string, Result[]>(Object.keys(drains).map((name) => [name, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = Object.entries(drains);
+    if (round % 2 === 1) order.reverse();
+    for (const [name, run] of order) runs.get(name)!.push(await run());
+  }
+  return [...runs].map(([name, results]) => {
+    const sorted = [...results].sort((a, b) => a.jobsPerSecond - b.jobsPerSecond);
+    return { ...sorted[Math.floor(sorted.length / 2)]!, scenario: name, extra: { rounds: ROUNDS, slowest: sorted[0]!.jobsPerSecond, fastest: sorted.at(-1)!.jobsPerSecond } };
+  });
+}
+
+/** 1,000,000 jobs kept as done, ended a day ago, in ten INSERT ... SELECTs (MySQL and MariaDB alike). */
+async function insertDoneRows(table: string): Promise<void> {
+  const digits = '(SELECT 0 AS n UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9)';
+  for (let block = 0; block < 10; block++) {
+    await admin.query(`
+      INSERT INTO \`${database}\`.${table} (job_key, kind, status, run_after)
+      SELECT CONCAT('done-${block}-', a.n, b.n, c.n, d.n, e.n), 'k', 'done', NOW(6) - INTERVAL 1 DAY
+        FROM ${digits} a, ${digits} b, ${digits} c, ${digits} d, ${digits} e`);
+  }
+}
+
+/** Priorities at the default priority against the build before them; a table full of done jobs against an empty one. */
+async function operations(): Promise<Result[]> {
+  const baseline = buildBaseline(BASELINE);
+  try {
+    const { JobQueue: BaselineQueue } = (await import(`${baseline.dir}/dist/src/index.js`)) as { JobQueue: typeof JobQueue };
+    const priorities = await alternating({
+      'work-api-before-priorities': () => userDrain('', JOBS, [[`${baseline.dir}/dist/scripts/bench/work-drain.js`]], 10, () => prefillJobq(JOBS, { Queue: BaselineQueue })),
+      'work-api-priorities': () => userDrain('', JOBS, [[NODE_SCRIPT('work-drain.js')]], 10),
+    });
+    const keepDone = [NODE_SCRIPT('work-drain.js'), '--keep-done'];
+    // Both insert the million done rows just before the drain (the server is still writing them
+    // out while it runs); the first into a table of their own.
+    const withDoneRows = (table: string) => async () => {
+      await prefillJobq(0);
+      await admin.query(`DROP TABLE IF EXISTS \`${database}\`.ballast`);
+      await admin.query(`CREATE TABLE \`${database}\`.ballast LIKE \`${database}\`.jobs`);
+      await insertDoneRows(table);
+      await prefillJobq(JOBS, { recreate: false });
+    };
+    const doneRows = await alternating({
+      'keep-done-empty-table': () => userDrain('', JOBS, [keepDone], 10, withDoneRows('ballast')),
+      'keep-done-1m-done-rows': () => userDrain('', JOBS, [keepDone], 10, withDoneRows('jobs')),
+    });
+    const ratio = (rows: Result[]) => rows.map((row) => ({ ...row, extra: { ...row.extra, toFirstOfPair: Math.round((100 * row.jobsPerSecond) / rows[0]!.jobsPerSecond) / 100 } }));
+    return [...ratio(priorities), ...ratio(doneRows)];
+  } finally {
+    baseline.remove();
+  }
+}
+
 try {
   await admin.query(`CREATE DATABASE \`${database}\``);
   const settings = await readServerSettings(admin);
@@ -335,6 +400,7 @@ try {
     for (const result of await enqueueRates(4, 3)) log(result);
     if (STEADY_SECONDS > 0) for (const result of await steadyUser(STEADY_SECONDS)) log(result);
   }
+  if (SCENARIOS.includes('operations')) for (const result of await operations()) log(result);
   if (SCENARIOS.includes('demo')) {
     for (const k of CONSUMERS) log(await drain(k, JOBS));
     if (STEADY_SECONDS > 0) log(await steady());

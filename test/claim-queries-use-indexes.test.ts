@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { quoteIdentifier } from '../src/config/identifiers.js';
+import { JobQueue } from '../src/index.js';
 import * as claimSql from '../src/queue/sql/claim.js';
 import * as completeSql from '../src/queue/sql/complete.js';
+import * as pauseSql from '../src/queue/sql/pause.js';
 import * as pruneSql from '../src/queue/sql/prune.js';
 import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
 import { prefill } from './helpers/queue-fixtures.js';
@@ -79,4 +81,16 @@ test('prune reads finished jobs as one range, oldest first, and deletes by prima
   assert.equal(read!.type, 'range');
   const [remove] = tableRows(await explain(pruneSql.DELETE_ENDED_SQL(table), [[5, 17, 900], 'done']));
   assert.deepEqual([remove!.key, remove!.type], ['PRIMARY', 'range']);
+});
+
+test('while kinds are paused, a claim of the whole queue reads kind by kind: the kinds present by a loose index scan, each kind and the jobs without one by index ranges', async () => {
+  const queue = await JobQueue.open(db.url);
+  await queue.enqueueMany(Array.from({ length: 3000 }, (_, n) => ({ kind: ['email', 'sms', 'report'][n % 3]! })));
+  await queue.close();
+  await db.admin.query(`ANALYZE TABLE \`${db.name}\`.jobs`);
+  const [present] = tableRows(await explain(pauseSql.KINDS_PRESENT_SQL(table), []));
+  assert.match(present!.Extra ?? '', /Using index for group-by/);
+  const plan = tableRows(await explain(...claimSql.candidatesOldest(table, { kinds: ['email'], withoutKind: true }, { index: 1, count: 3 }, 100)));
+  assert.equal(plan.length, 4, 'expired, lane and head of the kind; the jobs without a kind');
+  for (const row of plan) assertIndexOrderRead(row, 'kind_status_priority_run_after');
 });

@@ -32,8 +32,8 @@ test('stats prints every status, the total, the head age and claims per owner', 
   assert.match(lines[7]!, /^oldest unclaimed job: \d+\.\d\d s old$/);
   assert.equal(lines[8], 'claimed per owner: consumer 3: 2');
   assert.deepEqual(lines.slice(9, 11), [
-    '| kind   | unclaimed |   claimed |      done |    failed |',
-    '| (none) |         2 |         2 |         1 |         0 |',
+    '| kind   | waiting | delayed | running |  failed |    done |  paused |',
+    '| (none) |       2 |       0 |       2 |       0 |       1 |         |',
   ]);
   assert.match(lines[11]!, /^server: \d+\.\d+\.\d+-MariaDB\S*, default isolation [A-Z-]+ \(jobq uses READ-COMMITTED\), binlog (off|[A-Z]+)$/);
 });
@@ -42,8 +42,9 @@ test('stats --json prints one object with stable keys', async () => {
   const result = await runCli(['stats', '--json', '--database-url', db.url]);
   assert.equal(result.code, 0, result.stderr);
   const stats = JSON.parse(result.stdout);
-  assert.deepEqual(Object.keys(stats), ['database', 'table', 'counts', 'total', 'byKind', 'oldestUnclaimedAgeSeconds', 'claimedByOwner', 'completedPerSecond', 'server']);
-  assert.deepEqual(stats.byKind, [{ kind: null, counts: { unclaimed: 2, claimed: 2, done: 1, failed: 0 } }]);
+  assert.deepEqual(Object.keys(stats), ['database', 'table', 'counts', 'total', 'byKind', 'oldestUnclaimedAgeSeconds', 'claimedByOwner', 'pausedKinds', 'completedPerSecond', 'server']);
+  assert.deepEqual(stats.byKind, [{ kind: null, counts: { unclaimed: 2, claimed: 2, done: 1, failed: 0 }, delayed: 0, paused: false }]);
+  assert.deepEqual(stats.pausedKinds, []);
   assert.equal(stats.completedPerSecond, null);
   assert.deepEqual(Object.keys(stats.server), ['version', 'isolationLevel', 'binlogFormat', 'binlogEnabled']);
   assert.deepEqual(stats.counts, { unclaimed: 2, claimed: 2, done: 1, failed: 0 });

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ExitCode, JobqError } from '../errors.js';
 import { registerCancel } from './commands/cancel.js';
 import { registerEnqueue } from './commands/enqueue.js';
+import { registerPauseAndResume } from './commands/pause.js';
 import { registerPrune } from './commands/prune.js';
 import { registerRequeueFailed } from './commands/requeue-failed.js';
 import { registerSetupTables } from './commands/setup-tables.js';
@@ -41,6 +42,7 @@ Exit codes: 0 ok, 1 unexpected error, 2 bad usage, 3 cannot connect, 4 server to
   registerRequeueFailed(program);
   registerCancel(program);
   registerPrune(program);
+  registerPauseAndResume(program);
   for (const command of program.commands) command.exitOverride().showHelpAfterError(`(run "jobq ${command.name()} --help" for usage)`);
   return program;
 }

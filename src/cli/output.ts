@@ -92,9 +92,11 @@ export function statsLines(stats: QueueStats, context: StatsContext): string[] {
   ];
   if (context.completedPerSecond !== null) lines.push(`completed: ${Math.round(context.completedPerSecond)} jobs/s since the last reading`);
   if (stats.byKind.length > 0) {
-    lines.push(`| ${'kind'.padEnd(kindWidth)} | ${JOB_STATUSES.map((status) => status.padStart(9)).join(' | ')} |`);
-    for (const { kind, counts } of stats.byKind) {
-      lines.push(`| ${(kind ?? '(none)').padEnd(kindWidth)} | ${JOB_STATUSES.map((status) => String(counts[status]).padStart(9)).join(' | ')} |`);
+    const columns = ['waiting', 'delayed', 'running', 'failed', 'done', 'paused'];
+    lines.push(`| ${'kind'.padEnd(kindWidth)} | ${columns.map((column) => column.padStart(7)).join(' | ')} |`);
+    for (const { kind, counts, delayed, paused } of stats.byKind) {
+      const cells = [counts.unclaimed - delayed, delayed, counts.claimed, counts.failed, counts.done].map((n) => String(n).padStart(7));
+      lines.push(`| ${(kind ?? '(none)').padEnd(kindWidth)} | ${[...cells, (paused ? 'yes' : '').padStart(7)].join(' | ')} |`);
     }
   }
   const { server } = context;
@@ -116,6 +118,7 @@ export function statsJson(stats: QueueStats, database: string, context: Omit<Sta
     byKind: stats.byKind,
     oldestUnclaimedAgeSeconds: stats.headAgeSeconds,
     claimedByOwner: stats.claimedByOwner.map(({ ownerId, count, expired }) => ({ ownerId, count, expiredLeases: expired })),
+    pausedKinds: stats.pausedKinds,
     completedPerSecond: context.completedPerSecond,
     server: context.server,
   };

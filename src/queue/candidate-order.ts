@@ -9,9 +9,10 @@ export interface Candidate {
 /**
  * What a claim tries to lock, from the rows of its candidate query (sql/claim.ts), at most
  * `limit`: expired leases first; then the lane's waiting jobs together with those jobs from the
- * head of the queue that come before the lane's last one by priority, smaller priority first
- * (a stable sort: at equal priority the lane's own jobs, in due order, come first). With every
- * job at the same priority no head job qualifies, and claims stay in their lanes.
+ * head of the queue that come before the lane's last one by priority, by priority and then id.
+ * With every job at the same priority no head job qualifies, and claims stay in their lanes.
+ * Claims of several kinds get a lane read per kind: the sort merges them, the id standing in for
+ * age (a retried or delayed job, whose id is older than its due time, goes a little early).
  */
 export function orderCandidates(rows: readonly CandidateRow[], limit: number): Candidate[] {
   const expired: Candidate[] = [];
@@ -25,7 +26,7 @@ export function orderCandidates(rows: readonly CandidateRow[], limit: number): C
   for (const row of lane) laneWorst = Math.max(laneWorst, row.priority);
   const seen = new Set(lane.map((row) => row.id));
   const ahead = head.filter((row) => row.priority < laneWorst && !seen.has(row.id));
-  const waiting = ahead.length === 0 ? lane : [...lane, ...ahead].sort((a, b) => a.priority - b.priority);
+  const waiting = [...lane, ...ahead].sort((a, b) => a.priority - b.priority || a.id - b.id);
   return [...expired, ...waiting.map(({ id, priority }) => ({ id, priority }))].slice(0, limit);
 }
 

@@ -6,9 +6,10 @@ import { randomPrefixPattern } from './demo-jobs.js';
 import type { Settle } from './settlements.js';
 import { keepNoLessUrgentThanSkipped, orderCandidates } from './candidate-order.js';
 import * as claimSql from './sql/claim.js';
-import type { CandidateRow } from './sql/claim.js';
+import type { CandidateRow, ClaimScope } from './sql/claim.js';
 import * as completeSql from './sql/complete.js';
 import * as laneSql from './sql/lanes.js';
+import * as pauseSql from './sql/pause.js';
 import type { Claim, ClaimedJob, ClaimOptions, Settlement } from './types.js';
 
 /** One turn of a claim loop: settle what the loop holds finished, then (optionally) claim more. */
@@ -20,6 +21,21 @@ export interface TurnRequest {
    * queue's name, its lane count, and the lane to try first. Without it, `claim.lane` (if any).
    */
   laneRow?: { queue: string; lanes: number; first: number };
+  /** Honour the queue's paused kinds, as last seen by this loop (see {@link PauseView}). */
+  pause?: PauseView;
+}
+
+/**
+ * Paused kinds as a claim loop last saw them. Each turn reads them afresh in its first round trip
+ * and never claims a job of a kind paused by then; what it saw shapes the next turn's candidate
+ * reads, which leave paused kinds out (by reading kind by kind: `present` holds the kinds that
+ * have jobs, read alongside while anything is paused).
+ */
+export interface PauseView {
+  /** The queue's name (the table's). */
+  queue: string;
+  paused: readonly string[];
+  present?: readonly string[];
 }
 
 export interface TurnResult {
@@ -29,6 +45,8 @@ export interface TurnResult {
   lane?: number;
   /** Every lane row was taken: the claim waited for one (more claimers than lanes). */
   waitedForLane?: boolean;
+  /** Paused kinds as this turn read them, for the next (with `pause`). */
+  pause?: PauseView;
 }
 
 const NOTHING_SETTLED: Settlement = { settled: 0, lost: 0 };
@@ -70,34 +88,50 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
         return { settlement, claim: { ...committing, jobs: committing.jobs.filter((job) => ids.has(job.id)) } };
       }
     }
-    const { laneRow } = request;
+    const { laneRow, pause } = request;
     let lane = laneRow === undefined ? options.lane : { index: laneRow.first, count: laneRow.lanes };
+    const scope = claimScope(options, pause);
     const first: Statement[] = settles.map((settle) => settle.statement);
-    if (laneRow !== undefined) first.push([laneSql.LOCK_FREE_LANE_SQL, [laneRow.queue, laneRow.first]]);
-    first.push(candidates(table, options, lane, batchSize));
+    const at = (statement: Statement) => first.push(statement) - 1;
+    const laneAt = laneRow === undefined ? -1 : at([laneSql.LOCK_FREE_LANE_SQL, [laneRow.queue, laneRow.first]]);
+    const pausedAt = pause === undefined ? -1 : at([pauseSql.PAUSED_KINDS_SQL, [pause.queue]]);
+    const presentAt = pause !== undefined && pause.paused.length > 0 && (options.kinds ?? []).length === 0 ? at([pauseSql.KINDS_PRESENT_SQL(table)]) : -1;
+    const candidatesAt = scope === undefined ? -1 : at(candidates(table, options, scope, lane, batchSize));
     const results = await tx.run(...first);
-    let found = orderCandidates(results[results.length - 1] as CandidateRow[], batchSize);
+    const paused = pausedAt < 0 ? undefined : new Set((results[pausedAt] as Array<{ kind: string }>).map((row) => row.kind));
+    const seen: PauseView | undefined = pause === undefined ? undefined : {
+      queue: pause.queue,
+      paused: [...paused!],
+      ...(presentAt >= 0 && { present: (results[presentAt] as Array<{ kind: string }>).map((row) => row.kind) }),
+    };
+    let found = candidatesAt < 0 ? [] : orderCandidates(results[candidatesAt] as CandidateRow[], batchSize);
     let waitedForLane = false;
     if (laneRow !== undefined) {
-      const freeAtOnce = (results[settles.length] as Array<{ lane: number }>)[0]?.lane;
+      const freeAtOnce = (results[laneAt] as Array<{ lane: number }>)[0]?.lane;
       waitedForLane = freeAtOnce === undefined;
       const taken = await takeLane(tx, laneRow, freeAtOnce);
       // The candidates of the first round trip hold only if that trip got the lane they are of:
       // read while another claim held it, they are that claim's jobs by now.
       if (freeAtOnce === undefined || taken !== laneRow.first) {
         lane = taken === undefined ? undefined : { index: taken, count: laneRow.lanes };
-        found = orderCandidates((await tx.run(candidates(table, options, lane, batchSize)))[0] as CandidateRow[], batchSize);
+        found = scope === undefined ? [] : orderCandidates((await tx.run(candidates(table, options, scope, lane, batchSize)))[0] as CandidateRow[], batchSize);
       }
     }
-    if (found.length === 0 && lane !== undefined && lane.count > 1) {
-      found = orderCandidates((await tx.run(staleCandidates(table, options, batchSize)))[0] as CandidateRow[], batchSize);
+    const stale = scope === undefined ? undefined : staleCandidates(table, options, scope, batchSize);
+    if (found.length === 0 && lane !== undefined && lane.count > 1 && stale !== undefined) {
+      found = orderCandidates((await tx.run(stale))[0] as CandidateRow[], batchSize);
     }
     const settlement = reconnected() ? await settlementAfterReconnect(db, table, settles) : tally(settles, results);
-    const laneIndex = { ...(lane !== undefined && { lane: lane.index }), ...(waitedForLane && { waitedForLane }) };
-    if (found.length === 0) return { settlement, claim: noClaim(token, 0), ...laneIndex };
+    const extras = { ...(lane !== undefined && { lane: lane.index }), ...(waitedForLane && { waitedForLane }), ...(seen !== undefined && { pause: seen }) };
+    if (found.length === 0) return { settlement, claim: noClaim(token, 0), ...extras };
     const [lockedRows] = await tx.run([claimSql.LOCK_CANDIDATES_SQL(table), [found.map((candidate) => candidate.id)]]);
-    const locked = keepNoLessUrgentThanSkipped(found, lockedRows as Array<ClaimedJob & { payload: string | null }>);
-    if (locked.length === 0) return { settlement, claim: noClaim(token, found.length), ...laneIndex };
+    const lockedJobs = lockedRows as Array<ClaimedJob & { payload: string | null }>;
+    // A kind paused since the candidates were read: its jobs stay waiting (their locks end with
+    // the COMMIT) and do not count as candidates, or the loop would retry at once, and again.
+    const unpaused = paused === undefined ? lockedJobs : lockedJobs.filter((job) => job.kind === null || !paused.has(job.kind));
+    const candidateCount = found.length - (lockedJobs.length - unpaused.length);
+    const locked = keepNoLessUrgentThanSkipped(found, unpaused);
+    if (locked.length === 0) return { settlement, claim: noClaim(token, candidateCount), ...extras };
     const exhausted = locked.filter((job) => job.attempts >= maxAttempts).map((job) => job.id);
     const jobs = locked
       .filter((job) => job.attempts < maxAttempts)
@@ -108,9 +142,9 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     if (jobs.length > 0) {
       writes.push([claimSql.MARK_CLAIMED_SQL(table), [options.ownerId ?? 0, token, leaseMicroseconds, jobs.map((job) => job.id)]]);
     }
-    committing = { token, jobs, candidates: found.length, failedIds: exhausted };
+    committing = { token, jobs, candidates: candidateCount, failedIds: exhausted };
     await tx.commitWith(...writes);
-    return { settlement, claim: committing, ...laneIndex };
+    return { settlement, claim: committing, ...extras };
   });
 }
 
@@ -159,16 +193,33 @@ export async function settlementAfterReconnect(db: Database, table: string, sett
   return { settled: owned - lost, lost };
 }
 
-function candidates(table: string, options: ClaimOptions, lane: ClaimOptions['lane'], limit: number): Statement {
-  const scope = { ...(options.kinds !== undefined && { kinds: options.kinds }) };
-  return options.pick === 'random-prefix' && (options.kinds ?? []).length === 0
+/**
+ * What the claim may read, given the kinds it saw paused: its own kinds less the paused ones
+ * (undefined when none is left: nothing to claim), or, for a claim of the whole queue while kinds
+ * are paused, the kinds present less the paused ones, and the jobs without a kind.
+ */
+function claimScope(options: ClaimOptions, pause: PauseView | undefined): ClaimScope | undefined {
+  const paused = new Set(pause?.paused ?? []);
+  const own = options.kinds ?? [];
+  if (own.length > 0) {
+    const kinds = own.filter((kind) => !paused.has(kind));
+    return kinds.length === 0 ? undefined : { kinds };
+  }
+  if (paused.size === 0 || pause?.present === undefined) return {};
+  return { kinds: pause.present.filter((kind) => !paused.has(kind)), withoutKind: true };
+}
+
+function candidates(table: string, options: ClaimOptions, scope: ClaimScope, lane: ClaimOptions['lane'], limit: number): Statement {
+  return options.pick === 'random-prefix' && scope.kinds === undefined
     ? claimSql.candidatesByPrefix(table, randomPrefixPattern(), lane, limit)
     : claimSql.candidatesOldest(table, scope, lane, limit);
 }
 
-function staleCandidates(table: string, options: ClaimOptions, limit: number): Statement {
+/** Jobs stranded in other lanes; none for jobs without a kind while kinds are paused (they wait for the next turn of their lane). */
+function staleCandidates(table: string, options: ClaimOptions, scope: ClaimScope, limit: number): Statement | undefined {
   const stealAfterMicroseconds = Math.round((options.stealAfterMs ?? DEFAULTS.stealAfterMs) * 1000);
-  return claimSql.candidatesStale(table, { ...(options.kinds !== undefined && { kinds: options.kinds }) }, stealAfterMicroseconds, limit);
+  if (scope.withoutKind && (scope.kinds ?? []).length === 0) return undefined;
+  return claimSql.candidatesStale(table, { ...(scope.kinds !== undefined && { kinds: scope.kinds }) }, stealAfterMicroseconds, limit);
 }
 
 function checkBatchSize(batchSize: number): number {

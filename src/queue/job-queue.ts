@@ -14,13 +14,14 @@ import { claimTurn, type TurnResult } from './claim-turn.js';
 import { DEFAULTS, MAX_LANES } from './defaults.js';
 import { randomLetters } from './demo-jobs.js';
 import { applyMigrations, assertSchemaCurrent, readSchemaVersion } from './migrate.js';
-import { timeOrderedKey, toJobRow, type JobRow } from './new-jobs.js';
+import { checkKind, timeOrderedKey, toJobRow, type JobRow } from './new-jobs.js';
 import { pruneJobs, type PruneOptions, type PruneResult } from './prune.js';
 import { completeSettle, failSettle, releaseSettle, renewSettle, type Settle } from './settlements.js';
 import { hasPendingWork } from './sql/claim.js';
 import * as completeSql from './sql/complete.js';
 import { ID_RANGE_OF_KEYS_SQL, INSERT_ONE_JOB_SQL, insertJobsSql } from './sql/enqueue.js';
 import { COUNT_LANES_SQL, DELETE_LANES_FROM_SQL, insertLanesSql } from './sql/lanes.js';
+import * as pauseSql from './sql/pause.js';
 import { COUNT_ROWS_SQL, CREATE_DATABASE_SQL, DROP_TABLE_SQL } from './sql/schema.js';
 import * as statsSql from './sql/stats.js';
 import {
@@ -309,6 +310,26 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
   }
 
   /**
+   * Pauses a kind for every worker of this queue, on every machine, until {@link resume}: claim
+   * turns that start from now on leave its jobs waiting; jobs already claimed finish. Stored in
+   * the database, so it outlasts restarts. Pausing a paused kind changes nothing.
+   */
+  async pause(kind: string): Promise<void> {
+    await this.run(pauseSql.PAUSE_KIND_SQL, [this.table, checkKind(kind)]);
+  }
+
+  /** Lets workers claim the kind again. Resuming a kind that is not paused changes nothing. */
+  async resume(kind: string): Promise<void> {
+    await this.run(pauseSql.RESUME_KIND_SQL, [this.table, checkKind(kind)]);
+  }
+
+  /** The kinds paused now, in alphabetical order. */
+  async pausedKinds(): Promise<string[]> {
+    const rows = await this.run<Array<{ kind: string }>>(pauseSql.PAUSED_KINDS_SQL, [this.table]);
+    return rows.map((row) => row.kind);
+  }
+
+  /**
    * Cancels jobs by id: waiting, delayed and failed ones are deleted. A job a worker holds is left
    * alone and reported with its owner; so are done jobs, and ids with no job.
    */
@@ -332,28 +353,37 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
     return this.described(() => pendingWork(this.db, this.quotedTable, options));
   }
 
-  /** Counts per status and per kind (zeros included), the head-of-queue age and claimed jobs per owner. */
+  /** Counts per status and per kind (zeros included), paused kinds, the longest wait and claimed jobs per owner. */
   async stats(): Promise<QueueStats> {
     const zero = () => Object.fromEntries(JOB_STATUSES.map((status) => [status, 0])) as Record<JobStatus, number>;
-    const rows = await this.run<Array<{ scope: 'all' | 'kind'; kind: string | null; status: JobStatus; count: number }>>(
+    const rows = await this.run<Array<{ scope: 'all' | 'kind'; kind: string | null; status: JobStatus; count: number; due: number | null }>>(
       statsSql.COUNT_BY_STATUS_AND_KIND_SQL(this.quotedTable),
     );
+    const pausedKinds = await this.pausedKinds();
     const counts = zero();
-    const withoutKind = zero();
-    const byKind = new Map<string, Record<JobStatus, number>>();
+    const withoutKind = { counts: zero(), delayed: 0 };
+    const byKind = new Map<string, { counts: Record<JobStatus, number>; delayed: number }>(pausedKinds.map((kind) => [kind, { counts: zero(), delayed: 0 }]));
     for (const row of rows) {
       const count = Number(row.count);
+      const delayed = row.status === 'unclaimed' ? count - Number(row.due ?? 0) : 0;
       if (row.scope === 'all') {
         counts[row.status] += count;
-        withoutKind[row.status] += count;
+        withoutKind.counts[row.status] += count;
+        withoutKind.delayed += delayed;
       } else {
-        if (!byKind.has(row.kind!)) byKind.set(row.kind!, zero());
-        byKind.get(row.kind!)![row.status] += count;
-        withoutKind[row.status] -= count;
+        if (!byKind.has(row.kind!)) byKind.set(row.kind!, { counts: zero(), delayed: 0 });
+        const entry = byKind.get(row.kind!)!;
+        entry.counts[row.status] += count;
+        entry.delayed += delayed;
+        withoutKind.counts[row.status] -= count;
+        withoutKind.delayed -= delayed;
       }
     }
-    const kinds: QueueStats['byKind'] = [...byKind].map(([kind, kindCounts]) => ({ kind, counts: kindCounts }));
-    if (Object.values(withoutKind).some((n) => n > 0)) kinds.unshift({ kind: null, counts: withoutKind });
+    const paused = new Set(pausedKinds);
+    const kinds: QueueStats['byKind'] = [...byKind]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([kind, entry]) => ({ kind, ...entry, paused: paused.has(kind) }));
+    if (Object.values(withoutKind.counts).some((n) => n > 0)) kinds.unshift({ kind: null, ...withoutKind, paused: false });
     const [head] = await this.run<Array<{ age_us: number | null; max_id: number | null }>>(statsSql.HEAD_AGE_AND_MAX_ID_SQL(this.quotedTable));
     const owners = await this.run<Array<{ owner_id: number; count: number; expired: number }>>(statsSql.CLAIMED_BY_OWNER_SQL(this.quotedTable));
     return {
@@ -364,6 +394,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
       headAgeSeconds: head?.age_us === null || head?.age_us === undefined ? null : Math.max(0, Number(head.age_us)) / 1e6,
       claimedByOwner: owners.map((row) => ({ ownerId: row.owner_id === 0 ? null : row.owner_id, count: Number(row.count), expired: Number(row.expired) })),
       maxId: Number(head?.max_id ?? 0),
+      pausedKinds,
     };
   }
 
@@ -410,7 +441,8 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
   }
 
   private turn(settle: Settle[], claim: ClaimOptions): Promise<{ settlement: Settlement; claim: Claim }> {
-    return this.described(() => claimTurn(this.db, this.quotedTable, { settle, claim }));
+    // Paused kinds are read in the turn itself: a claim here never takes a paused kind's jobs.
+    return this.described(() => claimTurn(this.db, this.quotedTable, { settle, claim, pause: { queue: this.table, paused: [] } }));
   }
 
   private async settle(settle: Settle): Promise<Settlement> {

@@ -22,9 +22,7 @@ export function toJobRow(job: DemoJob, position: string): JobRow {
     throw new JobqError(`${position}: ${what}`, ExitCode.usage);
   };
   if (typeof job !== 'object' || job === null) fail('a job must be an object like {"kind": "email", "payload": {...}}');
-  if (job.kind !== undefined && job.kind !== null && (typeof job.kind !== 'string' || job.kind.length === 0 || job.kind.length > 64)) {
-    fail(`kind must be a string of 1-64 characters, not ${JSON.stringify(job.kind)}`);
-  }
+  if (job.kind !== undefined && job.kind !== null) checkKind(job.kind, position);
   if (job.key !== undefined && (typeof job.key !== 'string' || !KEY.test(job.key))) fail(`key must be 1-64 printable ASCII characters without spaces, not ${JSON.stringify(job.key)}`);
   let payload: string | null = null;
   if (job.payload !== undefined) {
@@ -46,6 +44,14 @@ export function toJobRow(job: DemoJob, position: string): JobRow {
     fail(`delay must be a number of seconds from 0 to ${MAX_DELAY_SECONDS}, not ${JSON.stringify(job.delaySeconds)}`);
   }
   return [job.key ?? timeOrderedKey(), job.kind ?? null, payload, job.d ?? '', job.e ?? '', priority, Math.round(delaySeconds * 1e6)];
+}
+
+/** A kind as stored: a string of 1-64 characters. Throws one line otherwise. */
+export function checkKind(kind: unknown, position?: string): string {
+  if (typeof kind !== 'string' || kind.length === 0 || kind.length > 64) {
+    throw new JobqError(`${position === undefined ? '' : `${position}: `}kind must be a string of 1-64 characters, not ${JSON.stringify(kind)}`, ExitCode.usage);
+  }
+  return kind;
 }
 
 // Random bytes drawn 4 KiB at a time: one call into the system's generator per 512 keys.

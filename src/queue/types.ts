@@ -145,14 +145,19 @@ export interface QueueStats {
   table: string;
   counts: Record<JobStatus, number>;
   total: number;
-  /** Counts per kind (null: jobs without a kind), kinds in alphabetical order. */
-  byKind: Array<{ kind: string | null; counts: Record<JobStatus, number> }>;
+  /**
+   * Counts per kind (null: jobs without a kind), kinds in alphabetical order, paused kinds without
+   * jobs included. `delayed`: unclaimed jobs not due yet (`counts.unclaimed` includes them).
+   */
+  byKind: Array<{ kind: string | null; counts: Record<JobStatus, number>; delayed: number; paused: boolean }>;
   /** Seconds the longest-waiting due job has waited since it came due; null when nothing waits. */
   headAgeSeconds: number | null;
   /** Claimed jobs per owner (null: claimed without an `ownerId`). */
   claimedByOwner: Array<{ ownerId: number | null; count: number; expired: number }>;
   /** The highest id given out so far (for throughput between two readings); 0 for an empty table. */
   maxId: number;
+  /** Kinds no worker claims now (`pause`), in alphabetical order. */
+  pausedKinds: string[];
 }
 
 /** The server, as `stats` shows it. */

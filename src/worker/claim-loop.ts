@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../db/database.js';
-import { claimTurn, type TurnResult } from '../queue/claim-turn.js';
+import { claimTurn, type PauseView, type TurnResult } from '../queue/claim-turn.js';
 import { completeSettle, failSettle, releaseSettle, renewSettle, type RetryPolicy, type Settle } from '../queue/settlements.js';
 import type { CandidatePick, Claim, ClaimOptions } from '../queue/types.js';
 import { IdleBackoff } from './idle-backoff.js';
@@ -15,6 +15,8 @@ export interface ClaimLoopSettings extends RetryPolicy {
   pick: CandidatePick;
   /** Recorded as `owner_id` (the article's consumer number); 0 is nobody. */
   ownerId: number;
+  /** The queue's name (the table's): claims honour its paused kinds. */
+  queue: string;
   /**
    * Pause this long after a turn that had to wait for a lane, or that claimed only a few jobs: a
    * worker's extra loops, which help only while work piles up and lanes are free. Default never.
@@ -48,6 +50,8 @@ export class ClaimLoop {
   private wakeUp: (() => void) | undefined;
   /** The last claim turn found no candidates at all. */
   private foundNothing = false;
+  /** Paused kinds as the last turn saw them. */
+  private pause: PauseView;
 
   constructor(
     private readonly db: Database,
@@ -56,7 +60,9 @@ export class ClaimLoop {
     private readonly gate: TurnGate,
     private readonly sink: JobSink,
     private readonly onTurn: (result: TurnResult) => void = () => undefined,
-  ) {}
+  ) {
+    this.pause = { queue: settings.queue, paused: [] };
+  }
 
   /** The job is done: deleted (or marked done) in the next turn. */
   complete(claim: Claim, id: number): void {
@@ -82,6 +88,11 @@ export class ClaimLoop {
   /** Something changed (room, outcomes, stop): look again now. */
   wake(): void {
     this.wakeUp?.();
+  }
+
+  /** Kinds paused when this loop last looked. */
+  get pausedKinds(): readonly string[] {
+    return this.pause.paused;
   }
 
   /** The last claim turn found nothing, and nothing claimed by this loop waits to be settled. */
@@ -152,8 +163,9 @@ export class ClaimLoop {
         ...(this.settings.kinds !== undefined && { kinds: this.settings.kinds }),
         ...(ticket.lane !== undefined && { lane: ticket.lane }),
       };
-      const result = await claimTurn(this.db, this.table, { settle, claim: claimOptions, ...(ticket.laneRow !== undefined && { laneRow: ticket.laneRow }) });
+      const result = await claimTurn(this.db, this.table, { settle, claim: claimOptions, pause: this.pause, ...(ticket.laneRow !== undefined && { laneRow: ticket.laneRow }) });
       lane = result.lane;
+      if (result.pause !== undefined) this.pause = result.pause;
       this.foundNothing = result.claim.jobs.length === 0 && result.claim.candidates === 0;
       if (result.claim.jobs.length > 0) this.held.set(result.claim, { ids: new Set(result.claim.jobs.map((job) => job.id)), renewedAt: performance.now() });
       this.onTurn(result);

@@ -110,7 +110,13 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
       while (connections.length < CLAIM_LOOPS) connections.push(await context.connect(onConnectionEvent));
       const firstLane = randomInt(Math.max(1, lanes));
       // A claim records its owner: this process, as `ps` shows it, and as `jobq cancel` and `stats` report it.
-      const settings = { ...this.options, pick: 'oldest' as const, ownerId: process.pid, ...(this.handlers.kinds !== undefined && { kinds: this.handlers.kinds }) };
+      const settings = {
+        ...this.options,
+        pick: 'oldest' as const,
+        ownerId: process.pid,
+        queue: context.table,
+        ...(this.handlers.kinds !== undefined && { kinds: this.handlers.kinds }),
+      };
       this.loops = connections.map((db, i) => {
         const gate = lanes > 0 ? new LaneRowGate(context.table, lanes, firstLane + i) : OPEN_GATE;
         // The first loop always claims; the others only while lanes are free and claims come
@@ -121,7 +127,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
         const loop: ClaimLoop = new ClaimLoop(db, context.quotedTable, loopSettings, gate, this.sinkFor(() => loop), (result) => {
           if (result.claim.jobs.length > 0 || result.claim.candidates > 0) this.counters.claims++;
           if (result.claim.jobs.length === 0 && result.claim.candidates > 0) this.counters.emptyClaims++;
-          if (this.options.once) void this.stopIfDrained(() => context.hasDueWork(connections[0]!, this.handlers.kinds));
+          if (this.options.once) void this.stopIfDrained(() => this.hasUnpausedDueWork(context, connections[0]!));
         });
         return loop;
       });
@@ -243,6 +249,19 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
   }
 
   /** With `once`: stops when every loop found nothing, nothing is in hand, and nothing is due. */
+  /**
+   * For `once`: is anything due that this worker could claim? Jobs of paused kinds do not count.
+   * A worker of every kind that sees kinds paused has only its loops' word for it: they found
+   * nothing (the server-side check cannot leave kinds out).
+   */
+  private async hasUnpausedDueWork(context: WorkerContext, db: Database): Promise<boolean> {
+    const paused = new Set(this.loops.flatMap((loop) => loop.pausedKinds));
+    if (paused.size === 0) return context.hasDueWork(db, this.handlers.kinds);
+    if (this.handlers.kinds === undefined) return false;
+    const kinds = this.handlers.kinds.filter((kind) => !paused.has(kind));
+    return kinds.length > 0 && context.hasDueWork(db, kinds);
+  }
+
   private async stopIfDrained(hasDueWork: () => Promise<boolean>): Promise<void> {
     if (this.checkingDrained || this.claiming.signal.aborted) return;
     if (this.running.size > 0 || this.waiting.length > 0 || !this.loops.every((loop) => loop.idle)) return;

@@ -1,5 +1,6 @@
 import { DEFAULTS } from '../defaults.js';
 import { CREATE_LANES_TABLE_SQL, insertLanesSql } from './lanes.js';
+import { CREATE_PAUSED_KINDS_TABLE_SQL } from './pause.js';
 
 /**
  * The jobs table's history, one numbered migration each. `setup-tables` applies the ones a table
@@ -146,6 +147,15 @@ export const MIGRATIONS: readonly Migration[] = [
         ADD KEY status_priority_run_after (status, waiting_priority, run_after),
         ADD KEY kind_status_priority_run_after (kind, kind_status, waiting_priority, kind_run_after),
         COMMENT = '${schemaComment(6)}'`,
+  },
+  {
+    version: 7,
+    description: 'paused kinds',
+    // A table of its own, shared by every queue of the database like jobq_lanes: a pause is a
+    // row, read by every claim turn, so it holds for every worker and survives restarts.
+    sql: (table) => `
+      ${CREATE_PAUSED_KINDS_TABLE_SQL};
+      ALTER TABLE ${table} COMMENT = '${schemaComment(7)}'`,
   },
 ];
 

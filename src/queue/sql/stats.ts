@@ -1,15 +1,16 @@
 /**
  * Counts per status over all jobs, and per kind and status over jobs that have a kind; the jobs
- * without a kind are the difference. Both are covering index scans: the kind index holds a copy
- * of status that is NULL for jobs without a kind (schema 4), so it cannot count those itself.
+ * without a kind are the difference. `due` counts those whose run_after has come: for waiting
+ * jobs, those not delayed. Both are covering index scans: the kind index holds copies of status
+ * and run_after that are NULL for jobs without a kind (schema 4), so it cannot count those itself.
  * One statement, so both parts see the same snapshot.
  */
 export const COUNT_BY_STATUS_AND_KIND_SQL = (table: string) => `
-  SELECT 'all' AS scope, NULL AS kind, status, COUNT(*) AS count
+  SELECT 'all' AS scope, NULL AS kind, status, COUNT(*) AS count, SUM(run_after <= NOW(6)) AS due
     FROM ${table} FORCE INDEX (status_priority_run_after)
    GROUP BY status
   UNION ALL
-  SELECT 'kind', kind, kind_status, COUNT(*)
+  SELECT 'kind', kind, kind_status, COUNT(*), SUM(kind_run_after <= NOW(6))
     FROM ${table} FORCE INDEX (kind_status_priority_run_after)
    WHERE kind IS NOT NULL
    GROUP BY kind, kind_status

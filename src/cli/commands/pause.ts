@@ -1,0 +1,46 @@
+import type { Command } from 'commander';
+import { JobQueue } from '../../queue/job-queue.js';
+import { addConnectionOptions, type ConnectionOptions } from '../options.js';
+import { LineWriter } from '../output.js';
+
+interface PauseOptions extends ConnectionOptions {
+  kind: string;
+}
+
+/** `jobq pause --kind K` and `jobq resume --kind K`. */
+export function registerPauseAndResume(program: Command): void {
+  addConnectionOptions(program.command('pause'))
+    .description('stop every worker of the queue from claiming jobs of a kind, until resumed')
+    .requiredOption('--kind <kind>', 'the kind to hold')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  jobq pause --kind email      # the mail server is down: hold the email jobs
+  jobq resume --kind email
+
+Workers everywhere stop claiming the kind within a claim turn (at most about 20 ms when idle);
+jobs they hold already finish. The pause is a row in the database: it holds for workers started
+later and survives restarts. "jobq stats" lists the paused kinds.`,
+    )
+    .action((options: PauseOptions) => setPaused(options, true));
+
+  addConnectionOptions(program.command('resume'))
+    .description('let workers claim jobs of a paused kind again')
+    .requiredOption('--kind <kind>', 'the kind to release')
+    .addHelpText('after', '\nExample:\n  jobq resume --kind email')
+    .action((options: PauseOptions) => setPaused(options, false));
+}
+
+async function setPaused(options: PauseOptions, pause: boolean): Promise<void> {
+  const queue = await JobQueue.open({ url: options.databaseUrl, table: options.table });
+  try {
+    await queue.assertReady();
+    if (pause) await queue.pause(options.kind);
+    else await queue.resume(options.kind);
+    const paused = await queue.pausedKinds();
+    new LineWriter().line(`${pause ? 'paused' : 'resumed'} kind ${JSON.stringify(options.kind)}; paused now: ${paused.length === 0 ? 'none' : paused.join(', ')}`);
+  } finally {
+    await queue.close();
+  }
+}
