@@ -6,6 +6,7 @@ export { JobQueue, DEFAULT_TABLE } from './queue/job-queue.js';
 export type { EnqueueOptions, FailOptions, JobQueueOptions, SettleOptions, SetupOptions, SetupResult } from './queue/job-queue.js';
 export type { CancelResult } from './queue/cancel.js';
 export type { PruneOptions, PruneResult } from './queue/prune.js';
+export type { Schedule, ScheduledJob, ScheduleOptions } from './queue/schedules.js';
 export { Worker } from './worker/worker.js';
 export type { FailureInfo, StopOptions, WorkerCounters } from './worker/worker.js';
 export type { WorkerOptions } from './worker/options.js';
@@ -25,6 +26,7 @@ export type {
   Lane,
   NewJob,
   QueueStats,
+  ScheduledJobOf,
   ServerInfo,
   Settlement,
   TaskMap,

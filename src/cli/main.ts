@@ -4,6 +4,7 @@ import { registerCancel } from './commands/cancel.js';
 import { registerEnqueue } from './commands/enqueue.js';
 import { registerPauseAndResume } from './commands/pause.js';
 import { registerPrune } from './commands/prune.js';
+import { registerSchedule } from './commands/schedule.js';
 import { registerRequeueFailed } from './commands/requeue-failed.js';
 import { registerSetupTables } from './commands/setup-tables.js';
 import { registerStartProcessing } from './commands/start-processing.js';
@@ -43,6 +44,7 @@ Exit codes: 0 ok, 1 unexpected error, 2 bad usage, 3 cannot connect, 4 server to
   registerCancel(program);
   registerPrune(program);
   registerPauseAndResume(program);
+  registerSchedule(program);
   for (const command of program.commands) command.exitOverride().showHelpAfterError(`(run "jobq ${command.name()} --help" for usage)`);
   return program;
 }

@@ -93,10 +93,12 @@ export function statsLines(stats: QueueStats, context: StatsContext): string[] {
   if (context.completedPerSecond !== null) lines.push(`completed: ${Math.round(context.completedPerSecond)} jobs/s since the last reading`);
   if (stats.byKind.length > 0) {
     const columns = ['waiting', 'delayed', 'running', 'failed', 'done', 'paused'];
-    lines.push(`| ${'kind'.padEnd(kindWidth)} | ${columns.map((column) => column.padStart(7)).join(' | ')} |`);
-    for (const { kind, counts, delayed, paused } of stats.byKind) {
+    const scheduled = stats.byKind.some((entry) => entry.nextScheduledAt !== null);
+    const nextTick = (at: Date | null) => (scheduled ? ` ${(at?.toISOString() ?? '').padEnd(24)} |` : '');
+    lines.push(`| ${'kind'.padEnd(kindWidth)} | ${columns.map((column) => column.padStart(7)).join(' | ')} |${scheduled ? ` ${'next schedule (UTC)'.padEnd(24)} |` : ''}`);
+    for (const { kind, counts, delayed, paused, nextScheduledAt } of stats.byKind) {
       const cells = [counts.unclaimed - delayed, delayed, counts.claimed, counts.failed, counts.done].map((n) => String(n).padStart(7));
-      lines.push(`| ${(kind ?? '(none)').padEnd(kindWidth)} | ${[...cells, (paused ? 'yes' : '').padStart(7)].join(' | ')} |`);
+      lines.push(`| ${(kind ?? '(none)').padEnd(kindWidth)} | ${[...cells, (paused ? 'yes' : '').padStart(7)].join(' | ')} |${nextTick(nextScheduledAt)}`);
     }
   }
   const { server } = context;

@@ -16,12 +16,14 @@ import { randomLetters } from './demo-jobs.js';
 import { applyMigrations, assertSchemaCurrent, readSchemaVersion } from './migrate.js';
 import { checkKind, timeOrderedKey, toJobRow, type JobRow } from './new-jobs.js';
 import { pruneJobs, type PruneOptions, type PruneResult } from './prune.js';
+import { enqueueDueTicks, listSchedules, removeSchedule, saveSchedule, type Schedule, type ScheduledJob, type ScheduleOptions } from './schedules.js';
 import { completeSettle, failSettle, releaseSettle, renewSettle, type Settle } from './settlements.js';
 import { hasPendingWork } from './sql/claim.js';
 import * as completeSql from './sql/complete.js';
 import { ID_RANGE_OF_KEYS_SQL, INSERT_ONE_JOB_SQL, insertJobsSql } from './sql/enqueue.js';
 import { COUNT_LANES_SQL, DELETE_LANES_FROM_SQL, insertLanesSql } from './sql/lanes.js';
 import * as pauseSql from './sql/pause.js';
+import * as scheduleSql from './sql/schedules.js';
 import { COUNT_ROWS_SQL, CREATE_DATABASE_SQL, DROP_TABLE_SQL } from './sql/schema.js';
 import * as statsSql from './sql/stats.js';
 import {
@@ -36,6 +38,7 @@ import {
   type JobStatus,
   type NewJob,
   type QueueStats,
+  type ScheduledJobOf,
   type ServerInfo,
   type Settlement,
   type TaskMap,
@@ -240,6 +243,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
           return { lanes: Number(row?.lanes ?? 0) };
         },
         hasDueWork: (db, kinds) => pendingWork(db, this.quotedTable, { kinds, includeDelayed: false }),
+        enqueueDueTicks: (db) => enqueueDueTicks(db, this.quotedTable, this.table),
       },
       handlers,
       options,
@@ -330,6 +334,26 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
   }
 
   /**
+   * Creates (or replaces) a recurring job: at every tick of the cron expression (5 fields, or 6
+   * with seconds first; read in `timeZone`, default UTC) one `job` is enqueued, by whichever
+   * worker of the queue comes first: no leader, and one job per tick however many workers run.
+   * After downtime only the latest missed tick is enqueued unless `catchUp: 'all'`.
+   */
+  schedule(name: string, cron: string, job: ScheduledJobOf<Tasks>, options: ScheduleOptions = {}): Promise<Schedule> {
+    return this.described(() => saveSchedule(this.db, this.table, name, cron, job as ScheduledJob, options));
+  }
+
+  /** Removes a schedule; false when there was none of that name. Jobs it enqueued stay. */
+  unschedule(name: string): Promise<boolean> {
+    return this.described(() => removeSchedule(this.db, this.table, name));
+  }
+
+  /** The queue's schedules, by name, with their next tick. */
+  schedules(): Promise<Schedule[]> {
+    return this.described(() => listSchedules(this.db, this.table));
+  }
+
+  /**
    * Cancels jobs by id: waiting, delayed and failed ones are deleted. A job a worker holds is left
    * alone and reported with its owner; so are done jobs, and ids with no job.
    */
@@ -360,9 +384,12 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
       statsSql.COUNT_BY_STATUS_AND_KIND_SQL(this.quotedTable),
     );
     const pausedKinds = await this.pausedKinds();
+    const nextTicks = new Map(
+      (await this.run<Array<{ kind: string; next_tick: string }>>(scheduleSql.NEXT_TICK_BY_KIND_SQL, [this.table])).map((row) => [row.kind, new Date(Number(row.next_tick) * 1000)]),
+    );
     const counts = zero();
     const withoutKind = { counts: zero(), delayed: 0 };
-    const byKind = new Map<string, { counts: Record<JobStatus, number>; delayed: number }>(pausedKinds.map((kind) => [kind, { counts: zero(), delayed: 0 }]));
+    const byKind = new Map<string, { counts: Record<JobStatus, number>; delayed: number }>([...pausedKinds, ...nextTicks.keys()].map((kind) => [kind, { counts: zero(), delayed: 0 }]));
     for (const row of rows) {
       const count = Number(row.count);
       const delayed = row.status === 'unclaimed' ? count - Number(row.due ?? 0) : 0;
@@ -382,8 +409,8 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
     const paused = new Set(pausedKinds);
     const kinds: QueueStats['byKind'] = [...byKind]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([kind, entry]) => ({ kind, ...entry, paused: paused.has(kind) }));
-    if (Object.values(withoutKind.counts).some((n) => n > 0)) kinds.unshift({ kind: null, ...withoutKind, paused: false });
+      .map(([kind, entry]) => ({ kind, ...entry, paused: paused.has(kind), nextScheduledAt: nextTicks.get(kind) ?? null }));
+    if (Object.values(withoutKind.counts).some((n) => n > 0)) kinds.unshift({ kind: null, ...withoutKind, paused: false, nextScheduledAt: null });
     const [head] = await this.run<Array<{ age_us: number | null; max_id: number | null }>>(statsSql.HEAD_AGE_AND_MAX_ID_SQL(this.quotedTable));
     const owners = await this.run<Array<{ owner_id: number; count: number; expired: number }>>(statsSql.CLAIMED_BY_OWNER_SQL(this.quotedTable));
     return {

@@ -55,6 +55,12 @@ export type NewJob<Tasks extends TaskMap = AnyTasks> =
     ? UntypedNewJob
     : { [Kind in keyof Tasks & string]: EnqueueTiming & { kind: Kind; payload: Tasks[Kind] } }[keyof Tasks & string];
 
+/** What a schedule enqueues at each tick: in a typed queue, a known kind with its payload type. */
+export type ScheduledJobOf<Tasks extends TaskMap = AnyTasks> =
+  IsUntyped<Tasks> extends true
+    ? { kind: string; payload?: unknown; priority?: number }
+    : { [Kind in keyof Tasks & string]: { kind: Kind; payload: Tasks[Kind]; priority?: number } }[keyof Tasks & string];
+
 /** What {@link JobQueue.enqueueMany} did. */
 export interface EnqueueResult {
   /** Jobs sent (a job whose key existed already counts, but is not there twice). */
@@ -146,10 +152,11 @@ export interface QueueStats {
   counts: Record<JobStatus, number>;
   total: number;
   /**
-   * Counts per kind (null: jobs without a kind), kinds in alphabetical order, paused kinds without
-   * jobs included. `delayed`: unclaimed jobs not due yet (`counts.unclaimed` includes them).
+   * Counts per kind (null: jobs without a kind), kinds in alphabetical order, paused and scheduled
+   * kinds without jobs included. `delayed`: unclaimed jobs not due yet (`counts.unclaimed`
+   * includes them); `nextScheduledAt`: the next tick of the kind's schedules.
    */
-  byKind: Array<{ kind: string | null; counts: Record<JobStatus, number>; delayed: number; paused: boolean }>;
+  byKind: Array<{ kind: string | null; counts: Record<JobStatus, number>; delayed: number; paused: boolean; nextScheduledAt: Date | null }>;
   /** Seconds the longest-waiting due job has waited since it came due; null when nothing waits. */
   headAgeSeconds: number | null;
   /** Claimed jobs per owner (null: claimed without an `ownerId`). */

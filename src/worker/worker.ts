@@ -6,6 +6,7 @@ import type { AnyTasks, Claim, ClaimedJob, HandlerMap, Job, JobHandler, JobOf, T
 import { ClaimLoop, type JobSink } from './claim-loop.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './options.js';
 import { LaneRowGate, OPEN_GATE } from './turn-gate.js';
+import { runScheduleTicker } from './schedule-ticker.js';
 
 /** What a worker needs from its queue. */
 export interface WorkerContext {
@@ -18,6 +19,8 @@ export interface WorkerContext {
   prepare(db: Database): Promise<{ lanes: number }>;
   /** Whether a job of these kinds (undefined: any) is claimed, or waiting and due. */
   hasDueWork(db: Database, kinds: readonly string[] | undefined): Promise<boolean>;
+  /** Enqueues the ticks of the queue's schedules that have come due; how many jobs that made. */
+  enqueueDueTicks(db: Database): Promise<number>;
 }
 
 /** What the `failed` event says besides the job and the error. */
@@ -131,15 +134,17 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
         });
         return loop;
       });
+      const tickerDb = await context.connect(onConnectionEvent);
+      connections.push(tickerDb);
       let failure: unknown;
-      await Promise.all(
-        this.loops.map((loop) =>
-          loop.run(this.claiming.signal).catch((error: unknown) => {
-            failure ??= error;
-            this.claiming.abort();
-          }),
-        ),
-      );
+      const fail = (error: unknown) => {
+        failure ??= error;
+        this.claiming.abort();
+      };
+      await Promise.all([
+        ...this.loops.map((loop) => loop.run(this.claiming.signal).catch(fail)),
+        runScheduleTicker(() => context.enqueueDueTicks(tickerDb), this.claiming.signal).catch(fail),
+      ]);
       this.releaseWaiting();
       await this.handlersDone();
       await Promise.all(this.loops.map((loop) => loop.drain()));

@@ -1,6 +1,7 @@
 import { DEFAULTS } from '../defaults.js';
 import { CREATE_LANES_TABLE_SQL, insertLanesSql } from './lanes.js';
 import { CREATE_PAUSED_KINDS_TABLE_SQL } from './pause.js';
+import { CREATE_SCHEDULES_TABLE_SQL } from './schedules.js';
 
 /**
  * The jobs table's history, one numbered migration each. `setup-tables` applies the ones a table
@@ -156,6 +157,15 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: (table) => `
       ${CREATE_PAUSED_KINDS_TABLE_SQL};
       ALTER TABLE ${table} COMMENT = '${schemaComment(7)}'`,
+  },
+  {
+    version: 8,
+    description: 'recurring jobs',
+    // One row per schedule, shared by every queue of the database like jobq_lanes. (queue,
+    // next_tick) makes "which schedules are due" a range read for every worker's ticker.
+    sql: (table) => `
+      ${CREATE_SCHEDULES_TABLE_SQL};
+      ALTER TABLE ${table} COMMENT = '${schemaComment(8)}'`,
   },
 ];
 

@@ -1,0 +1,161 @@
+import { createHash } from 'node:crypto';
+import { Cron } from 'croner';
+import type { Database } from '../db/database.js';
+import { ExitCode, JobqError } from '../errors.js';
+import { toJobRow, type JobRow } from './new-jobs.js';
+import { insertJobsSql } from './sql/enqueue.js';
+import * as scheduleSql from './sql/schedules.js';
+
+/** What a schedule enqueues at each tick. */
+export interface ScheduledJob {
+  kind: string;
+  payload?: unknown;
+  priority?: number;
+}
+
+export interface ScheduleOptions {
+  /** IANA time zone the cron expression is read in (default UTC): `0 2 * * *` at 02:00 there. */
+  timeZone?: string;
+  /**
+   * After downtime: `latest` (default) enqueues only the most recent tick that was missed, `all`
+   * every missed tick (at most 1,000 per pass; the rest follow on the next passes).
+   */
+  catchUp?: 'latest' | 'all';
+}
+
+/** A schedule as stored. */
+export interface Schedule extends Required<ScheduleOptions> {
+  name: string;
+  cron: string;
+  job: ScheduledJob;
+  /** The next tick that will be enqueued (it may lie in the past while no worker runs). */
+  nextTick: Date;
+  /** The last tick enqueued; null before the first. */
+  lastTick: Date | null;
+}
+
+const MAX_CATCH_UP = 1000;
+const NAME = /^.{1,64}$/su;
+
+interface ScheduleRow {
+  name: string;
+  cron: string;
+  time_zone: string;
+  kind: string;
+  payload: string | null;
+  priority: number;
+  catch_up: 'latest' | 'all';
+  next_tick: string;
+  last_tick: string | null;
+}
+
+/**
+ * The cron expression, read by croner (5 fields, or 6 with seconds first; names like MON and
+ * @daily), or a one-line error.
+ */
+export function parseCron(expression: string, timeZone: string): Cron {
+  try {
+    const cron = new Cron(expression, { timezone: timeZone, paused: true });
+    cron.nextRun();
+    return cron;
+  } catch (error) {
+    const reason = (error as Error).message.replace(/^\w+: /, '').split('. ')[0];
+    throw new JobqError(`cron ${JSON.stringify(expression)} in time zone ${timeZone} cannot be used: ${reason}`, ExitCode.usage);
+  }
+}
+
+/** Creates or replaces a schedule; its first tick is the first one after now (by the server's clock). */
+export async function saveSchedule(db: Database, queue: string, name: string, expression: string, job: ScheduledJob, options: ScheduleOptions): Promise<Schedule> {
+  if (typeof name !== 'string' || !NAME.test(name)) throw new JobqError(`a schedule name is 1-64 characters, not ${JSON.stringify(name)}`, ExitCode.usage);
+  if (typeof job?.kind !== 'string') throw new JobqError(`schedule ${JSON.stringify(name)}: a scheduled job needs a kind`, ExitCode.usage);
+  const catchUp = options.catchUp ?? 'latest';
+  if (catchUp !== 'latest' && catchUp !== 'all') throw new JobqError(`catchUp is "latest" or "all", not ${JSON.stringify(catchUp)}`, ExitCode.usage);
+  const timeZone = options.timeZone ?? 'UTC';
+  const cron = parseCron(expression, timeZone);
+  const [, kind, payload, , , priority] = toJobRow({ kind: job.kind, payload: job.payload, ...(job.priority !== undefined && { priority: job.priority }) }, `schedule ${JSON.stringify(name)}`);
+  const now = await serverNow(db);
+  const next = cron.nextRun(now)!;
+  await db.query(scheduleSql.UPSERT_SCHEDULE_SQL, [queue, name, expression, timeZone, kind, payload, priority, catchUp, seconds(next)]);
+  return { name, cron: expression, timeZone, catchUp, job: { kind: kind!, payload: job.payload ?? null, priority }, nextTick: next, lastTick: null };
+}
+
+export async function removeSchedule(db: Database, queue: string, name: string): Promise<boolean> {
+  return (await db.query<{ affectedRows: number }>(scheduleSql.DELETE_SCHEDULE_SQL, [queue, name])).affectedRows > 0;
+}
+
+export async function listSchedules(db: Database, queue: string): Promise<Schedule[]> {
+  return (await db.query<ScheduleRow[]>(scheduleSql.LIST_SCHEDULES_SQL, [queue])).map(fromRow);
+}
+
+/**
+ * Enqueues the ticks of the queue's schedules that have come due, by the server's clock. Each
+ * schedule's ticks are taken with a compare-and-set on its next tick, in the transaction that
+ * inserts their jobs: however many workers run this at once, on however many machines, each tick
+ * yields one job. Returns the jobs enqueued.
+ */
+export async function enqueueDueTicks(db: Database, table: string, queue: string): Promise<number> {
+  const due = await db.query<Array<ScheduleRow & { now: string }>>(scheduleSql.DUE_SCHEDULES_SQL, [queue]);
+  let enqueued = 0;
+  for (const row of due) {
+    const schedule = fromRow(row);
+    let cron: Cron;
+    try {
+      cron = parseCron(schedule.cron, schedule.timeZone);
+    } catch {
+      continue; // written by hand, not by schedule(): "jobq schedule list" shows it, never due
+    }
+    const { ticks, next } = ticksToEnqueue(cron, schedule, new Date(Number(row.now) * 1000));
+    if (ticks.length === 0) continue;
+    const rows = ticks.map((tick): JobRow => [tickKey(queue, schedule.name, tick), row.kind, row.payload, '', '', row.priority, 0]);
+    enqueued += await db.transaction(async (tx) => {
+      const [taken] = (await tx.run([scheduleSql.TAKE_TICKS_SQL, [seconds(next), seconds(ticks.at(-1)!), queue, schedule.name, row.next_tick]])) as [{ affectedRows: number }];
+      if (taken.affectedRows === 0) return 0; // another worker took these ticks
+      await tx.commitWith([insertJobsSql(table, rows.length), rows.flat()]);
+      return rows.length;
+    });
+  }
+  return enqueued;
+}
+
+/** The ticks due now (the latest, or all of them) and the first tick after them. */
+function ticksToEnqueue(cron: Cron, schedule: Schedule, now: Date): { ticks: Date[]; next: Date } {
+  if (schedule.catchUp === 'latest') {
+    const [latest] = cron.previousRuns(1, new Date(now.getTime() + 1));
+    return { ticks: latest === undefined || latest < schedule.nextTick ? [schedule.nextTick] : [latest], next: cron.nextRun(now)! };
+  }
+  const ticks: Date[] = [];
+  let tick: Date | null = schedule.nextTick;
+  while (tick !== null && tick <= now && ticks.length < MAX_CATCH_UP) {
+    ticks.push(tick);
+    tick = cron.nextRun(tick);
+  }
+  return { ticks, next: tick ?? cron.nextRun(now)! };
+}
+
+/**
+ * The job key of a tick: unique per queue, schedule and tick, and readable (`sched:<hash>:<ms>`),
+ * within the 64 ASCII characters of job_key whatever the schedule's name.
+ */
+function tickKey(queue: string, name: string, tick: Date): string {
+  const hash = createHash('sha1').update(`${queue}\0${name}`).digest('hex').slice(0, 20);
+  return `sched:${hash}:${tick.getTime()}`;
+}
+
+async function serverNow(db: Database): Promise<Date> {
+  const [row] = await db.query<Array<{ now: string }>>(scheduleSql.NOW_SQL);
+  return new Date(Number(row!.now) * 1000);
+}
+
+const seconds = (date: Date) => (date.getTime() / 1000).toFixed(6);
+
+function fromRow(row: ScheduleRow): Schedule {
+  return {
+    name: row.name,
+    cron: row.cron,
+    timeZone: row.time_zone,
+    catchUp: row.catch_up,
+    job: { kind: row.kind, payload: row.payload === null ? null : JSON.parse(row.payload), priority: row.priority },
+    nextTick: new Date(Number(row.next_tick) * 1000),
+    lastTick: row.last_tick === null ? null : new Date(Number(row.last_tick) * 1000),
+  };
+}

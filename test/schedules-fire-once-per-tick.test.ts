@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+import { queueForTests } from './helpers/queue-fixtures.js';
+import { runCli, startCli } from './helpers/run-cli.js';
+
+const RECORD_IDS = fileURLToPath(new URL('../../test/fixtures/record-ids-handler.mjs', import.meta.url));
+const context = queueForTests();
+
+test('a schedule firing every second, 3 worker processes for 10 s: one job per tick, never two', async () => {
+  const { queue, db } = context;
+  await db.admin.query(`CREATE TABLE \`${db.name}\`.seen (id BIGINT NOT NULL)`);
+  await queue.schedule('every-second', '* * * * * *', { kind: 'tick', payload: { from: 'schedule' } });
+  // Three processes that share nothing but the database, each with its own ticker.
+  const workers = [1, 2, 3].map(() => startCli(['work', '--handler', RECORD_IDS, '--keep-done', '--database-url', db.url], { JOBQ_DATABASE_URL: db.url }));
+  await sleep(10_000);
+  for (const worker of workers) worker.kill('SIGTERM');
+  for (const worker of workers) assert.equal((await worker.done).code, 0);
+
+  const rows = await db.rows<{ job_key: string; status: string; payload: string }>("SELECT job_key, status, CAST(payload AS CHAR) AS payload FROM jobs WHERE kind = 'tick'");
+  const ticks = rows.map((row) => Number(row.job_key.split(':')[2]));
+  assert.ok(ticks.length >= 8, `at least 8 ticks in 10 s, got ${ticks.length}`);
+  assert.equal(new Set(ticks).size, ticks.length, 'never two jobs for one tick');
+  assert.ok(ticks.every((tick) => tick % 1000 === 0), 'ticks fall on whole seconds');
+  const sorted = [...ticks].sort((a, b) => a - b);
+  assert.deepEqual(sorted.slice(1).map((tick, i) => tick - sorted[i]!), Array(sorted.length - 1).fill(1000), 'no tick was skipped while workers ran');
+  assert.ok(rows.every((row) => JSON.parse(row.payload).from === 'schedule'), 'each job carries the schedule payload');
+  const seen = await db.rows<{ id: number }>('SELECT id FROM seen');
+  assert.equal(seen.length, rows.length, 'every tick job was handled once');
+  assert.equal(await queue.unschedule('every-second'), true);
+});
+
+test('after downtime only the latest missed tick is enqueued; with catchUp "all", every one', async () => {
+  const { queue, db } = context;
+  await db.admin.query(`DELETE FROM \`${db.name}\`.jobs`);
+  await queue.schedule('latest', '* * * * * *', { kind: 'missed-latest' });
+  await queue.schedule('all', '* * * * * *', { kind: 'missed-all' }, { catchUp: 'all' });
+  // No worker runs for 3 s: ticks are missed.
+  await sleep(3200);
+  const worker = queue.work({ 'missed-latest': async () => undefined, 'missed-all': async () => undefined }, { keepDone: true });
+  await sleep(300);
+  await worker.stop();
+  const count = async (kind: string) => Number((await db.rows<{ n: number }>('SELECT COUNT(*) AS n FROM jobs WHERE kind = ?', [kind]))[0]!.n);
+  assert.equal(await count('missed-latest'), 1, 'one job for the three missed ticks');
+  assert.ok((await count('missed-all')) >= 3, 'a job for each missed tick');
+  const listed = await queue.schedules();
+  assert.deepEqual(listed.map((s) => [s.name, s.catchUp]), [['all', 'all'], ['latest', 'latest']]);
+  assert.ok(listed.every((s) => s.lastTick !== null && s.nextTick > s.lastTick));
+});
+
+test('jobq schedule add/list/remove, and bad input: one line, exit code 2, nothing stored', async () => {
+  const { db } = context;
+  const add = await runCli(['schedule', 'add', 'nightly', '--cron', '0 2 * * *', '--kind', 'report', '--time-zone', 'Europe/Berlin', '--database-url', db.url]);
+  assert.equal(add.code, 0, add.stderr);
+  assert.match(add.stdout, /^schedule "nightly": 0 2 \* \* \* \(Europe\/Berlin\), kind report; next tick \d{4}-\d\d-\d\dT0[01]:00:00\.000Z\n$/);
+  const list = await runCli(['schedule', 'list', '--database-url', db.url]);
+  assert.match(list.stdout, /^nightly +0 2 \* \* \* +Europe\/Berlin +report +\S+ +never$/m);
+  const stats = JSON.parse((await runCli(['stats', '--json', '--database-url', db.url])).stdout);
+  const report = stats.byKind.find((entry: { kind: string }) => entry.kind === 'report');
+  assert.match(report.nextScheduledAt, /T0[01]:00:00\.000Z$/, 'stats shows the kind\'s next schedule');
+
+  const before = await db.rows('SELECT name FROM jobq_schedules ORDER BY name');
+  for (const [args, message] of [
+    [['--cron', '* * *', '--kind', 'k'], /^jobq: cron "\* \* \*" in time zone UTC cannot be used: invalid configuration format/],
+    [['--cron', '* * * * *', '--kind', 'k', '--time-zone', 'Mars/Base'], /^jobq: cron "\* \* \* \* \*" in time zone Mars\/Base cannot be used/],
+    [['--cron', '* * * * *', '--kind', 'k', '--payload', '{x}'], /^jobq: --payload is not JSON/],
+    [['--cron', '* * * * *', '--kind', 'k', '--catch-up', 'some'], /^error: option '--catch-up <which>' argument 'some' is invalid/],
+    [['--cron', '* * * * *'], /^error: required option '--kind <kind>' not specified/],
+  ] as const) {
+    const result = await runCli(['schedule', 'add', 'broken', ...args, '--database-url', db.url]);
+    assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+    assert.match(result.stderr, message);
+  }
+  assert.deepEqual(await db.rows('SELECT name FROM jobq_schedules ORDER BY name'), before, 'nothing stored by a refused add');
+
+  const removed = await runCli(['schedule', 'remove', 'nightly', '--database-url', db.url]);
+  assert.equal(removed.stdout, 'removed schedule "nightly"\n');
+  const again = await runCli(['schedule', 'remove', 'nightly', '--database-url', db.url]);
+  assert.equal(again.code, 2);
+  assert.equal(again.stderr, 'jobq: no schedule "nightly"; "jobq schedule list" shows them\n');
+});
