@@ -52,6 +52,8 @@ const cases: Array<{ name: string; args: () => string[]; input?: string; code: n
     code: 2,
     stderr: /^jobq: line 1: priority must be a whole number from -32768 to 32767 \(smaller runs first\), not "high"; nothing was queued/,
   },
+  { name: 'a job id that is not a number', args: () => ['cancel', '--ids', '12', 'abc', '--database-url', db.url], code: 2, stderr: /^error: option '--ids <id\.\.\.>' argument 'abc' is invalid\. expected a whole number from 1 to \d+, got "abc"\./ },
+  { name: 'cancel without --ids', args: () => ['cancel', '--database-url', db.url], code: 2, stderr: /^error: required option '--ids <id\.\.\.>' not specified/ },
   { name: 'work without --handler', args: () => ['work', '--database-url', db.url], code: 2, stderr: /^error: required option '--handler <file>' not specified/ },
 ];
 

@@ -9,6 +9,7 @@ import * as claimSql from './sql/claim.js';
 import type { CandidateRow, ClaimScope } from './sql/claim.js';
 import * as completeSql from './sql/complete.js';
 import * as laneSql from './sql/lanes.js';
+import { claimScope, pauseSeen, withoutPausedKinds, type PauseView } from './paused-kinds.js';
 import * as pauseSql from './sql/pause.js';
 import type { Claim, ClaimedJob, ClaimOptions, Settlement } from './types.js';
 
@@ -21,21 +22,8 @@ export interface TurnRequest {
    * queue's name, its lane count, and the lane to try first. Without it, `claim.lane` (if any).
    */
   laneRow?: { queue: string; lanes: number; first: number };
-  /** Honour the queue's paused kinds, as last seen by this loop (see {@link PauseView}). */
+  /** Honour the queue's paused kinds, as last seen by this loop (see paused-kinds.ts). */
   pause?: PauseView;
-}
-
-/**
- * Paused kinds as a claim loop last saw them. Each turn reads them afresh in its first round trip
- * and never claims a job of a kind paused by then; what it saw shapes the next turn's candidate
- * reads, which leave paused kinds out (by reading kind by kind: `present` holds the kinds that
- * have jobs, read alongside while anything is paused).
- */
-export interface PauseView {
-  /** The queue's name (the table's). */
-  queue: string;
-  paused: readonly string[];
-  present?: readonly string[];
 }
 
 export interface TurnResult {
@@ -94,16 +82,12 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     const first: Statement[] = settles.map((settle) => settle.statement);
     const at = (statement: Statement) => first.push(statement) - 1;
     const laneAt = laneRow === undefined ? -1 : at([laneSql.LOCK_FREE_LANE_SQL, [laneRow.queue, laneRow.first]]);
-    const pausedAt = pause === undefined ? -1 : at([pauseSql.PAUSED_KINDS_SQL, [pause.queue]]);
-    const presentAt = pause !== undefined && pause.paused.length > 0 && (options.kinds ?? []).length === 0 ? at([pauseSql.KINDS_PRESENT_SQL(table)]) : -1;
+    const refresh = pause?.refresh === true;
+    const pausedAt = refresh ? at([pauseSql.PAUSED_KINDS_SQL, [pause!.queue]]) : -1;
+    const presentAt = refresh && pause!.paused.length > 0 && (options.kinds ?? []).length === 0 ? at([pauseSql.KINDS_PRESENT_SQL(table)]) : -1;
     const candidatesAt = scope === undefined ? -1 : at(candidates(table, options, scope, lane, batchSize));
     const results = await tx.run(...first);
-    const paused = pausedAt < 0 ? undefined : new Set((results[pausedAt] as Array<{ kind: string }>).map((row) => row.kind));
-    const seen: PauseView | undefined = pause === undefined ? undefined : {
-      queue: pause.queue,
-      paused: [...paused!],
-      ...(presentAt >= 0 && { present: (results[presentAt] as Array<{ kind: string }>).map((row) => row.kind) }),
-    };
+    const seen = refresh ? pauseSeen(pause!.queue, results[pausedAt], presentAt < 0 ? undefined : results[presentAt]) : pause;
     let found = candidatesAt < 0 ? [] : orderCandidates(results[candidatesAt] as CandidateRow[], batchSize);
     let waitedForLane = false;
     if (laneRow !== undefined) {
@@ -128,7 +112,7 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     const lockedJobs = lockedRows as Array<ClaimedJob & { payload: string | null }>;
     // A kind paused since the candidates were read: its jobs stay waiting (their locks end with
     // the COMMIT) and do not count as candidates, or the loop would retry at once, and again.
-    const unpaused = paused === undefined ? lockedJobs : lockedJobs.filter((job) => job.kind === null || !paused.has(job.kind));
+    const unpaused = seen === undefined ? lockedJobs : withoutPausedKinds(lockedJobs, seen);
     const candidateCount = found.length - (lockedJobs.length - unpaused.length);
     const locked = keepNoLessUrgentThanSkipped(found, unpaused);
     if (locked.length === 0) return { settlement, claim: noClaim(token, candidateCount), ...extras };
@@ -191,22 +175,6 @@ export async function settlementAfterReconnect(db: Database, table: string, sett
     lost += Number(row?.others ?? 0);
   }
   return { settled: owned - lost, lost };
-}
-
-/**
- * What the claim may read, given the kinds it saw paused: its own kinds less the paused ones
- * (undefined when none is left: nothing to claim), or, for a claim of the whole queue while kinds
- * are paused, the kinds present less the paused ones, and the jobs without a kind.
- */
-function claimScope(options: ClaimOptions, pause: PauseView | undefined): ClaimScope | undefined {
-  const paused = new Set(pause?.paused ?? []);
-  const own = options.kinds ?? [];
-  if (own.length > 0) {
-    const kinds = own.filter((kind) => !paused.has(kind));
-    return kinds.length === 0 ? undefined : { kinds };
-  }
-  if (paused.size === 0 || pause?.present === undefined) return {};
-  return { kinds: pause.present.filter((kind) => !paused.has(kind)), withoutKind: true };
 }
 
 function candidates(table: string, options: ClaimOptions, scope: ClaimScope, lane: ClaimOptions['lane'], limit: number): Statement {

@@ -469,7 +469,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
 
   private turn(settle: Settle[], claim: ClaimOptions): Promise<{ settlement: Settlement; claim: Claim }> {
     // Paused kinds are read in the turn itself: a claim here never takes a paused kind's jobs.
-    return this.described(() => claimTurn(this.db, this.quotedTable, { settle, claim, pause: { queue: this.table, paused: [] } }));
+    return this.described(() => claimTurn(this.db, this.quotedTable, { settle, claim, pause: { queue: this.table, paused: [], refresh: true } }));
   }
 
   private async settle(settle: Settle): Promise<Settlement> {

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../db/database.js';
-import { claimTurn, type PauseView, type TurnResult } from '../queue/claim-turn.js';
+import { claimTurn, type TurnResult } from '../queue/claim-turn.js';
+import type { PauseView } from '../queue/paused-kinds.js';
 import { completeSettle, failSettle, releaseSettle, renewSettle, type RetryPolicy, type Settle } from '../queue/settlements.js';
 import type { CandidatePick, Claim, ClaimOptions } from '../queue/types.js';
 import { IdleBackoff } from './idle-backoff.js';
@@ -32,6 +33,11 @@ export interface JobSink {
   accept(claim: Claim, reserved: number): void;
 }
 
+// A loop reads the paused kinds afresh at most this often, in the turn that comes next: a pause
+// takes hold within this plus one turn. Reading them in every turn of a drain cost the server a
+// statement per 200 jobs for nothing.
+const PAUSE_READ_EVERY_MS = 100;
+
 /** Finished jobs wait at most this long to be settled when no claim turn comes sooner. */
 const SETTLE_WITHIN_MS = 25;
 
@@ -50,8 +56,9 @@ export class ClaimLoop {
   private wakeUp: (() => void) | undefined;
   /** The last claim turn found no candidates at all. */
   private foundNothing = false;
-  /** Paused kinds as the last turn saw them. */
+  /** Paused kinds as the last turn that read them saw them, and when that was. */
   private pause: PauseView;
+  private pauseReadAt = -Infinity;
 
   constructor(
     private readonly db: Database,
@@ -163,9 +170,14 @@ export class ClaimLoop {
         ...(this.settings.kinds !== undefined && { kinds: this.settings.kinds }),
         ...(ticket.lane !== undefined && { lane: ticket.lane }),
       };
-      const result = await claimTurn(this.db, this.table, { settle, claim: claimOptions, pause: this.pause, ...(ticket.laneRow !== undefined && { laneRow: ticket.laneRow }) });
+      const refresh = performance.now() - this.pauseReadAt >= PAUSE_READ_EVERY_MS;
+      const pause = { ...this.pause, refresh };
+      const result = await claimTurn(this.db, this.table, { settle, claim: claimOptions, pause, ...(ticket.laneRow !== undefined && { laneRow: ticket.laneRow }) });
       lane = result.lane;
-      if (result.pause !== undefined) this.pause = result.pause;
+      if (refresh && result.pause !== undefined) {
+        this.pause = { queue: result.pause.queue, paused: result.pause.paused, ...(result.pause.present !== undefined && { present: result.pause.present }) };
+        this.pauseReadAt = performance.now();
+      }
       this.foundNothing = result.claim.jobs.length === 0 && result.claim.candidates === 0;
       if (result.claim.jobs.length > 0) this.held.set(result.claim, { ids: new Set(result.claim.jobs.map((job) => job.id)), renewedAt: performance.now() });
       this.onTurn(result);

@@ -19,8 +19,7 @@ Examples:
   jobq pause --kind email      # the mail server is down: hold the email jobs
   jobq resume --kind email
 
-Workers everywhere stop claiming the kind within a claim turn (at most about 20 ms when idle);
-jobs they hold already finish. The pause is a row in the database: it holds for workers started
+Workers everywhere stop claiming the kind within about 100 ms; jobs they hold already finish. The pause is a row in the database: it holds for workers started
 later and survives restarts. "jobq stats" lists the paused kinds.`,
     )
     .action((options: PauseOptions) => setPaused(options, true));
