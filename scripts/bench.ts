@@ -17,15 +17,17 @@
  *              work-4-procs    4 queue.work processes started at once, sharing no parent
  *              start-processing-wall  `start-processing -g 0 -c 10 --until-empty` over 100,000 jobs
  *              enqueue         enqueue() one job at a time vs a plain single-row INSERT loop
- *   operations the work-api drain against the same drain of the last build before priorities
- *              (BENCH_BASELINE, built from git), every job at the default priority; and the
- *              drain with keepDone into a table that already holds 1,000,000 done jobs against
- *              an empty one. Each pair takes turns over BENCH_ROUNDS rounds (default 5); medians.
+ *   operations the work-api drain against the same drain of the last build before priorities,
+ *              and of the last build before the running totals (both built from git), every job
+ *              at the default priority; and the drain with keepDone into a table that already
+ *              holds 1,000,000 done jobs against an empty one. Each pair takes turns over
+ *              BENCH_ROUNDS rounds (default 5); medians.
  *
  * Environment: BENCH_JOBS (default 200000), BENCH_CONSUMERS (default 1,2,4,10,16),
  * BENCH_STEADY_SECONDS (default 30), BENCH_BACKLOG (default 1000000; 0 skips it),
  * BENCH_PICK (the drains' --pick, default random-prefix), BENCH_SCENARIOS (default
- * demo,user,operations), BENCH_BASELINE (default 9e01fc2), BENCH_ROUNDS (default 5).
+ * demo,user,operations), BENCH_BASELINE_PRIORITIES, BENCH_BASELINE_TOTALS (git refs),
+ * BENCH_ROUNDS (default 5).
  * Writes bench-results/latest.json and bench-results/drain-vs-consumers.svg.
  */
 import { randomBytes } from 'node:crypto';
@@ -49,8 +51,9 @@ const BATCH = 100;
 const MAX_REFERENCE_CONNECTIONS = 10;
 const PICK = process.env.BENCH_PICK ?? 'random-prefix';
 const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'demo,user,operations').split(',');
-// The last commit before priorities (schema 6).
-const BASELINE = process.env.BENCH_BASELINE ?? '9e01fc2';
+// Earlier builds to measure a feature's cost against, in the same run: the last commits before
+// priorities (schema 6) and before the running totals (schema 9).
+const BASELINES = { priorities: process.env.BENCH_BASELINE_PRIORITIES ?? '9e01fc2', totals: process.env.BENCH_BASELINE_TOTALS ?? '4f81800' };
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const database = `jobq_bench_${randomBytes(4).toString('hex')}`;
 const url = `mysql://root@127.0.0.1:3306/${database}`;
@@ -353,34 +356,40 @@ async function insertDoneRows(table: string): Promise<void> {
   }
 }
 
-/** Priorities at the default priority against the build before them; a table full of done jobs against an empty one. */
-async function operations(): Promise<Result[]> {
-  const baseline = buildBaseline(BASELINE);
+/** The work-api drain of the build at `ref` against this build's, taking turns. */
+async function againstBaseline(ref: string, names: [before: string, after: string]): Promise<Result[]> {
+  const baseline = buildBaseline(ref);
   try {
     const { JobQueue: BaselineQueue } = (await import(`${baseline.dir}/dist/src/index.js`)) as { JobQueue: typeof JobQueue };
-    const priorities = await alternating({
-      'work-api-before-priorities': () => userDrain('', JOBS, [[`${baseline.dir}/dist/scripts/bench/work-drain.js`]], 10, () => prefillJobq(JOBS, { Queue: BaselineQueue })),
-      'work-api-priorities': () => userDrain('', JOBS, [[NODE_SCRIPT('work-drain.js')]], 10),
+    return await alternating({
+      [names[0]]: () => userDrain('', JOBS, [[`${baseline.dir}/dist/scripts/bench/work-drain.js`]], 10, () => prefillJobq(JOBS, { Queue: BaselineQueue })),
+      [names[1]]: () => userDrain('', JOBS, [[NODE_SCRIPT('work-drain.js')]], 10),
     });
-    const keepDone = [NODE_SCRIPT('work-drain.js'), '--keep-done'];
-    // Both insert the million done rows just before the drain (the server is still writing them
-    // out while it runs); the first into a table of their own.
-    const withDoneRows = (table: string) => async () => {
-      await prefillJobq(0);
-      await admin.query(`DROP TABLE IF EXISTS \`${database}\`.ballast`);
-      await admin.query(`CREATE TABLE \`${database}\`.ballast LIKE \`${database}\`.jobs`);
-      await insertDoneRows(table);
-      await prefillJobq(JOBS, { recreate: false });
-    };
-    const doneRows = await alternating({
-      'keep-done-empty-table': () => userDrain('', JOBS, [keepDone], 10, withDoneRows('ballast')),
-      'keep-done-1m-done-rows': () => userDrain('', JOBS, [keepDone], 10, withDoneRows('jobs')),
-    });
-    const ratio = (rows: Result[]) => rows.map((row) => ({ ...row, extra: { ...row.extra, toFirstOfPair: Math.round((100 * row.jobsPerSecond) / rows[0]!.jobsPerSecond) / 100 } }));
-    return [...ratio(priorities), ...ratio(doneRows)];
   } finally {
     baseline.remove();
   }
+}
+
+/** What priorities and running totals cost the drain; a table full of done jobs against an empty one. */
+async function operations(): Promise<Result[]> {
+  const priorities = await againstBaseline(BASELINES.priorities, ['work-api-before-priorities', 'work-api-priorities']);
+  const totals = await againstBaseline(BASELINES.totals, ['work-api-before-running-totals', 'work-api-running-totals']);
+  const keepDone = [NODE_SCRIPT('work-drain.js'), '--keep-done'];
+  // Both insert the million done rows just before the drain (the server is still writing them
+  // out while it runs); the first into a table of their own.
+  const withDoneRows = (table: string) => async () => {
+    await prefillJobq(0);
+    await admin.query(`DROP TABLE IF EXISTS \`${database}\`.ballast`);
+    await admin.query(`CREATE TABLE \`${database}\`.ballast LIKE \`${database}\`.jobs`);
+    await insertDoneRows(table);
+    await prefillJobq(JOBS, { recreate: false });
+  };
+  const doneRows = await alternating({
+    'keep-done-empty-table': () => userDrain('', JOBS, [keepDone], 10, withDoneRows('ballast')),
+    'keep-done-1m-done-rows': () => userDrain('', JOBS, [keepDone], 10, withDoneRows('jobs')),
+  });
+  const ratio = (rows: Result[]) => rows.map((row) => ({ ...row, extra: { ...row.extra, toFirstOfPair: Math.round((100 * row.jobsPerSecond) / rows[0]!.jobsPerSecond) / 100 } }));
+  return [...ratio(priorities), ...ratio(totals), ...ratio(doneRows)];
 }
 
 try {

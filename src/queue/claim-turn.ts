@@ -9,6 +9,7 @@ import * as claimSql from './sql/claim.js';
 import type { CandidateRow, ClaimScope } from './sql/claim.js';
 import * as completeSql from './sql/complete.js';
 import * as laneSql from './sql/lanes.js';
+import { addToTotals } from './running-totals.js';
 import { claimScope, pauseSeen, withoutPausedKinds, type PauseView } from './paused-kinds.js';
 import * as pauseSql from './sql/pause.js';
 import type { Claim, ClaimedJob, ClaimOptions, Settlement } from './types.js';
@@ -24,6 +25,8 @@ export interface TurnRequest {
   laneRow?: { queue: string; lanes: number; first: number };
   /** Honour the queue's paused kinds, as last seen by this loop (see paused-kinds.ts). */
   pause?: PauseView;
+  /** The queue's name: add what the settles complete and fail to its running totals (running-totals.ts). */
+  totalsOf?: string;
 }
 
 export interface TurnResult {
@@ -52,9 +55,10 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
   const options = request.claim;
   const reconnectsAtStart = db.counters.reconnects;
   const reconnected = () => db.counters.reconnects !== reconnectsAtStart;
+  const totals = (lane: number | undefined) => (request.totalsOf === undefined ? [] : addToTotals(request.totalsOf, lane, settles));
   if (options === undefined) {
     if (settles.length === 0) return { settlement: NOTHING_SETTLED, claim: noClaim(randomBytes(16), 0) };
-    const results = await db.transaction((tx) => tx.commitWith(...settles.map((settle) => settle.statement)));
+    const results = await db.transaction((tx) => tx.commitWith(...settles.map((settle) => settle.statement), ...totals(undefined)));
     const settlement = reconnected() ? await settlementAfterReconnect(db, table, settles) : tally(settles, results);
     return { settlement, claim: noClaim(randomBytes(16), 0) };
   }
@@ -107,7 +111,12 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     }
     const settlement = reconnected() ? await settlementAfterReconnect(db, table, settles) : tally(settles, results);
     const extras = { ...(lane !== undefined && { lane: lane.index }), ...(waitedForLane && { waitedForLane }), ...(seen !== undefined && { pause: seen }) };
-    if (found.length === 0) return { settlement, claim: noClaim(token, 0), ...extras };
+    // The running totals go with the COMMIT: a counter row is held for the last round trip only.
+    const commit = (...writes: Statement[]) => tx.commitWith(...writes, ...totals(lane?.index));
+    if (found.length === 0) {
+      await commit();
+      return { settlement, claim: noClaim(token, 0), ...extras };
+    }
     const [lockedRows] = await tx.run([claimSql.LOCK_CANDIDATES_SQL(table), [found.map((candidate) => candidate.id)]]);
     const lockedJobs = lockedRows as Array<ClaimedJob & { payload: string | null }>;
     // A kind paused since the candidates were read: its jobs stay waiting (their locks end with
@@ -115,7 +124,10 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     const unpaused = seen === undefined ? lockedJobs : withoutPausedKinds(lockedJobs, seen);
     const candidateCount = found.length - (lockedJobs.length - unpaused.length);
     const locked = keepNoLessUrgentThanSkipped(found, unpaused);
-    if (locked.length === 0) return { settlement, claim: noClaim(token, candidateCount), ...extras };
+    if (locked.length === 0) {
+      await commit();
+      return { settlement, claim: noClaim(token, candidateCount), ...extras };
+    }
     const exhausted = locked.filter((job) => job.attempts >= maxAttempts).map((job) => job.id);
     const jobs = locked
       .filter((job) => job.attempts < maxAttempts)
@@ -127,7 +139,7 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
       writes.push([claimSql.MARK_CLAIMED_SQL(table), [options.ownerId ?? 0, token, leaseMicroseconds, jobs.map((job) => job.id)]]);
     }
     committing = { token, jobs, candidates: candidateCount, failedIds: exhausted };
-    await tx.commitWith(...writes);
+    await commit(...writes);
     return { settlement, claim: committing, ...extras };
   });
 }

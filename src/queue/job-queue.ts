@@ -22,6 +22,7 @@ import { hasPendingWork } from './sql/claim.js';
 import * as completeSql from './sql/complete.js';
 import { ID_RANGE_OF_KEYS_SQL, INSERT_ONE_JOB_SQL, insertJobsSql } from './sql/enqueue.js';
 import { COUNT_LANES_SQL, DELETE_LANES_FROM_SQL, insertLanesSql } from './sql/lanes.js';
+import * as countersSql from './sql/counters.js';
 import * as pauseSql from './sql/pause.js';
 import * as scheduleSql from './sql/schedules.js';
 import { COUNT_ROWS_SQL, CREATE_DATABASE_SQL, DROP_TABLE_SQL } from './sql/schema.js';
@@ -384,12 +385,19 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
       statsSql.COUNT_BY_STATUS_AND_KIND_SQL(this.quotedTable),
     );
     const pausedKinds = await this.pausedKinds();
+    const totals = new Map(
+      (await this.run<Array<{ kind: string; completed: string; failed: string; retried: string }>>(countersSql.TOTALS_BY_KIND_SQL, [this.table])).map((row) => [
+        row.kind,
+        { completed: Number(row.completed), failed: Number(row.failed), retried: Number(row.retried) },
+      ]),
+    );
     const nextTicks = new Map(
       (await this.run<Array<{ kind: string; next_tick: string }>>(scheduleSql.NEXT_TICK_BY_KIND_SQL, [this.table])).map((row) => [row.kind, new Date(Number(row.next_tick) * 1000)]),
     );
     const counts = zero();
     const withoutKind = { counts: zero(), delayed: 0 };
-    const byKind = new Map<string, { counts: Record<JobStatus, number>; delayed: number }>([...pausedKinds, ...nextTicks.keys()].map((kind) => [kind, { counts: zero(), delayed: 0 }]));
+    const known = [...pausedKinds, ...nextTicks.keys(), ...[...totals.keys()].filter((kind) => kind !== '')];
+    const byKind = new Map<string, { counts: Record<JobStatus, number>; delayed: number }>(known.map((kind) => [kind, { counts: zero(), delayed: 0 }]));
     for (const row of rows) {
       const count = Number(row.count);
       const delayed = row.status === 'unclaimed' ? count - Number(row.due ?? 0) : 0;
@@ -409,8 +417,10 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
     const paused = new Set(pausedKinds);
     const kinds: QueueStats['byKind'] = [...byKind]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([kind, entry]) => ({ kind, ...entry, paused: paused.has(kind), nextScheduledAt: nextTicks.get(kind) ?? null }));
-    if (Object.values(withoutKind.counts).some((n) => n > 0)) kinds.unshift({ kind: null, ...withoutKind, paused: false, nextScheduledAt: null });
+      .map(([kind, entry]) => ({ kind, ...entry, paused: paused.has(kind), nextScheduledAt: nextTicks.get(kind) ?? null, totals: totals.get(kind) ?? noTotals() }));
+    if (Object.values(withoutKind.counts).some((n) => n > 0) || totals.has('')) {
+      kinds.unshift({ kind: null, ...withoutKind, paused: false, nextScheduledAt: null, totals: totals.get('') ?? noTotals() });
+    }
     const [head] = await this.run<Array<{ age_us: number | null; max_id: number | null }>>(statsSql.HEAD_AGE_AND_MAX_ID_SQL(this.quotedTable));
     const owners = await this.run<Array<{ owner_id: number; count: number; expired: number }>>(statsSql.CLAIMED_BY_OWNER_SQL(this.quotedTable));
     return {
@@ -469,12 +479,12 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
 
   private turn(settle: Settle[], claim: ClaimOptions): Promise<{ settlement: Settlement; claim: Claim }> {
     // Paused kinds are read in the turn itself: a claim here never takes a paused kind's jobs.
-    return this.described(() => claimTurn(this.db, this.quotedTable, { settle, claim, pause: { queue: this.table, paused: [], refresh: true } }));
+    return this.described(() => claimTurn(this.db, this.quotedTable, { settle, claim, pause: { queue: this.table, paused: [], refresh: true }, totalsOf: this.table }));
   }
 
   private async settle(settle: Settle): Promise<Settlement> {
     if (settle.ids.length === 0) return { settled: 0, lost: 0 };
-    return (await this.described(() => claimTurn(this.db, this.quotedTable, { settle: [settle] }))).settlement;
+    return (await this.described(() => claimTurn(this.db, this.quotedTable, { settle: [settle], totalsOf: this.table }))).settlement;
   }
 
   private async countRows(): Promise<number> {
@@ -507,6 +517,8 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
     }
   }
 }
+
+const noTotals = () => ({ completed: 0, failed: 0, retried: 0 });
 
 /** See {@link JobQueue.hasPendingWork}; on any of the queue's connections. */
 async function pendingWork(db: Database, table: string, options: { includeDelayed?: boolean; kinds?: readonly string[] | undefined }): Promise<boolean> {

@@ -13,12 +13,23 @@ export interface Settle {
   ids: readonly number[];
   /** Counts as settling the jobs (complete, fail, release); lease renewals do not. */
   counted: boolean;
+  /** What became of each job, for the running totals (sql/counters.ts); releases and renewals add nothing. */
+  outcomes?: ReadonlyArray<{ kind: string | null; outcome: Outcome }>;
 }
+
+export type Outcome = 'completed' | 'failed' | 'retried';
+
+/** The kind of each of these jobs of a claim. */
+const kindsOf = (claim: Claim, ids: readonly number[]) => {
+  const kinds = new Map(claim.jobs.map((job) => [job.id, job.kind]));
+  return ids.map((id) => kinds.get(id) ?? null);
+};
 
 /** Deletes finished jobs, or marks them `done` with `keepDone`. */
 export function completeSettle(table: string, claim: Claim, ids: readonly number[], keepDone: boolean): Settle {
   const sql = (keepDone ? completeSql.MARK_DONE_SQL : completeSql.DELETE_OWNED_SQL)(table);
-  return { statement: [sql, [ids, claim.token]], token: claim.token, ids, counted: true };
+  const outcomes = kindsOf(claim, ids).map((kind) => ({ kind, outcome: 'completed' as const }));
+  return { statement: [sql, [ids, claim.token]], token: claim.token, ids, counted: true, outcomes };
 }
 
 /** Hands jobs back to the queue, due at once. */
@@ -37,7 +48,9 @@ export const errorText = (error: unknown): string => (error instanceof Error ? e
 /** Sends failed jobs back after a growing delay, or to `failed` once out of attempts, keeping the error. */
 export function failSettle(table: string, claim: Claim, ids: readonly number[], error: unknown, policy: RetryPolicy): Settle {
   const values = [policy.maxAttempts, policy.maxAttempts, Math.round(policy.retryDelayMs * 1000), errorText(error), ids, claim.token];
-  return { statement: [completeSql.FAIL_OWNED_SQL(table), values], token: claim.token, ids, counted: true };
+  const attempts = new Map(claim.jobs.map((job) => [job.id, job.attempts]));
+  const outcomes = kindsOf(claim, ids).map((kind, i) => ({ kind, outcome: (attempts.get(ids[i]!) ?? 0) >= policy.maxAttempts ? ('failed' as const) : ('retried' as const) }));
+  return { statement: [completeSql.FAIL_OWNED_SQL(table), values], token: claim.token, ids, counted: true, outcomes };
 }
 
 /** Pushes the lease end of jobs still held to `leaseSeconds` from now. */

@@ -154,9 +154,18 @@ export interface QueueStats {
   /**
    * Counts per kind (null: jobs without a kind), kinds in alphabetical order, paused and scheduled
    * kinds without jobs included. `delayed`: unclaimed jobs not due yet (`counts.unclaimed`
-   * includes them); `nextScheduledAt`: the next tick of the kind's schedules.
+   * includes them); `nextScheduledAt`: the next tick of the kind's schedules. Kinds that only have
+   * totals (every job of theirs deleted) are included too.
    */
-  byKind: Array<{ kind: string | null; counts: Record<JobStatus, number>; delayed: number; paused: boolean; nextScheduledAt: Date | null }>;
+  byKind: Array<{
+    kind: string | null;
+    counts: Record<JobStatus, number>;
+    delayed: number;
+    paused: boolean;
+    nextScheduledAt: Date | null;
+    /** Jobs completed, failed for good and retried since the queue was made, deleted ones included. */
+    totals: { completed: number; failed: number; retried: number };
+  }>;
   /** Seconds the longest-waiting due job has waited since it came due; null when nothing waits. */
   headAgeSeconds: number | null;
   /** Claimed jobs per owner (null: claimed without an `ownerId`). */

@@ -16,7 +16,7 @@ export interface ClaimLoopSettings extends RetryPolicy {
   pick: CandidatePick;
   /** Recorded as `owner_id` (the article's consumer number); 0 is nobody. */
   ownerId: number;
-  /** The queue's name (the table's): claims honour its paused kinds. */
+  /** The queue's name (the table's): claims honour its paused kinds, settles add to its running totals. */
   queue: string;
   /**
    * Pause this long after a turn that had to wait for a lane, or that claimed only a few jobs: a
@@ -172,7 +172,13 @@ export class ClaimLoop {
       };
       const refresh = performance.now() - this.pauseReadAt >= PAUSE_READ_EVERY_MS;
       const pause = { ...this.pause, refresh };
-      const result = await claimTurn(this.db, this.table, { settle, claim: claimOptions, pause, ...(ticket.laneRow !== undefined && { laneRow: ticket.laneRow }) });
+      const result = await claimTurn(this.db, this.table, {
+        settle,
+        claim: claimOptions,
+        pause,
+        totalsOf: this.settings.queue,
+        ...(ticket.laneRow !== undefined && { laneRow: ticket.laneRow }),
+      });
       lane = result.lane;
       if (refresh && result.pause !== undefined) {
         this.pause = { queue: result.pause.queue, paused: result.pause.paused, ...(result.pause.present !== undefined && { present: result.pause.present }) };
@@ -190,7 +196,7 @@ export class ClaimLoop {
   private async settleOnly(): Promise<void> {
     const settle = this.takeSettles();
     if (settle.length === 0) return;
-    this.onTurn(await claimTurn(this.db, this.table, { settle }));
+    this.onTurn(await claimTurn(this.db, this.table, { settle, totalsOf: this.settings.queue }));
   }
 
   /** Outcomes that have waited long enough, or leases due for renewal. */

@@ -1,4 +1,5 @@
 import { DEFAULTS } from '../defaults.js';
+import { CREATE_COUNTERS_TABLE_SQL } from './counters.js';
 import { CREATE_LANES_TABLE_SQL, insertLanesSql } from './lanes.js';
 import { CREATE_PAUSED_KINDS_TABLE_SQL } from './pause.js';
 import { CREATE_SCHEDULES_TABLE_SQL } from './schedules.js';
@@ -166,6 +167,13 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: (table) => `
       ${CREATE_SCHEDULES_TABLE_SQL};
       ALTER TABLE ${table} COMMENT = '${schemaComment(8)}'`,
+  },
+  {
+    version: 9,
+    description: 'running totals of completed, failed and retried jobs',
+    sql: (table) => `
+      ${CREATE_COUNTERS_TABLE_SQL};
+      ALTER TABLE ${table} COMMENT = '${schemaComment(9)}'`,
   },
 ];
 
