@@ -233,9 +233,22 @@ async function timedProcesses(argsList: string[][]): Promise<{ seconds: number; 
   return { seconds: (performance.now() - started) / 1000, peakTreeMiB, outputs };
 }
 
+/**
+ * Waits (at most a minute) until InnoDB has purged what earlier runs deleted: a drain that starts
+ * while the purge of the last one's 200,000 deletes still runs shares the cores with it, and the
+ * same drain was seen 14 % apart within one run.
+ */
+async function waitForPurge(): Promise<void> {
+  for (const started = Date.now(); Date.now() - started < 60_000; await new Promise((resolve) => setTimeout(resolve, 250))) {
+    const [rows] = await admin.query("SELECT count FROM information_schema.INNODB_METRICS WHERE name = 'trx_rseg_history_len'");
+    if (Number((rows as Array<{ count: number }>)[0]?.count ?? 0) < 1000) return;
+  }
+}
+
 /** A drain timed from the start of `processes` to the exit of the last one; `prefill` queues the jobs. */
 async function userDrain(scenario: string, jobs: number, processes: string[][], consumers: number, prefill = () => prefillJobq(jobs)): Promise<Result> {
   await prefill();
+  await waitForPurge();
   const before = await readServerCounters(admin);
   const run = await timedProcesses(processes);
   const after = await readServerCounters(admin);

@@ -18,6 +18,7 @@ export type {
   ClaimedJob,
   EnqueueResult,
   EnqueueTiming,
+  FailedJob,
   HandlerMap,
   Job,
   JobHandler,

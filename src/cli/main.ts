@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ExitCode, JobqError } from '../errors.js';
 import { registerCancel } from './commands/cancel.js';
+import { registerDashboard } from './commands/dashboard.js';
 import { registerEnqueue } from './commands/enqueue.js';
 import { registerPauseAndResume } from './commands/pause.js';
 import { registerPrune } from './commands/prune.js';
@@ -45,6 +46,7 @@ Exit codes: 0 ok, 1 unexpected error, 2 bad usage, 3 cannot connect, 4 server to
   registerPrune(program);
   registerPauseAndResume(program);
   registerSchedule(program);
+  registerDashboard(program);
   for (const command of program.commands) command.exitOverride().showHelpAfterError(`(run "jobq ${command.name()} --help" for usage)`);
   return program;
 }

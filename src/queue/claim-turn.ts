@@ -9,7 +9,7 @@ import * as claimSql from './sql/claim.js';
 import type { CandidateRow, ClaimScope } from './sql/claim.js';
 import * as completeSql from './sql/complete.js';
 import * as laneSql from './sql/lanes.js';
-import { addToTotals } from './running-totals.js';
+import { addToTotals, type ClaimCount } from './running-totals.js';
 import { claimScope, pauseSeen, withoutPausedKinds, type PauseView } from './paused-kinds.js';
 import * as pauseSql from './sql/pause.js';
 import type { Claim, ClaimedJob, ClaimOptions, Settlement } from './types.js';
@@ -55,7 +55,7 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
   const options = request.claim;
   const reconnectsAtStart = db.counters.reconnects;
   const reconnected = () => db.counters.reconnects !== reconnectsAtStart;
-  const totals = (lane: number | undefined) => (request.totalsOf === undefined ? [] : addToTotals(request.totalsOf, lane, settles));
+  const totals = (lane: number | undefined, claim?: ClaimCount) => (request.totalsOf === undefined ? [] : addToTotals(request.totalsOf, lane, settles, claim));
   if (options === undefined) {
     if (settles.length === 0) return { settlement: NOTHING_SETTLED, claim: noClaim(randomBytes(16), 0) };
     const results = await db.transaction((tx) => tx.commitWith(...settles.map((settle) => settle.statement), ...totals(undefined)));
@@ -112,9 +112,9 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     const settlement = reconnected() ? await settlementAfterReconnect(db, table, settles) : tally(settles, results);
     const extras = { ...(lane !== undefined && { lane: lane.index }), ...(waitedForLane && { waitedForLane }), ...(seen !== undefined && { pause: seen }) };
     // The running totals go with the COMMIT: a counter row is held for the last round trip only.
-    const commit = (...writes: Statement[]) => tx.commitWith(...writes, ...totals(lane?.index));
+    const commit = (claim: ClaimCount, ...writes: Statement[]) => tx.commitWith(...writes, ...totals(lane?.index, claim));
     if (found.length === 0) {
-      await commit();
+      await commit('none');
       return { settlement, claim: noClaim(token, 0), ...extras };
     }
     const [lockedRows] = await tx.run([claimSql.LOCK_CANDIDATES_SQL(table), [found.map((candidate) => candidate.id)]]);
@@ -125,7 +125,7 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     const candidateCount = found.length - (lockedJobs.length - unpaused.length);
     const locked = keepNoLessUrgentThanSkipped(found, unpaused);
     if (locked.length === 0) {
-      await commit();
+      await commit(candidateCount > 0 ? 'empty' : 'none');
       return { settlement, claim: noClaim(token, candidateCount), ...extras };
     }
     const exhausted = locked.filter((job) => job.attempts >= maxAttempts).map((job) => job.id);
@@ -139,7 +139,7 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
       writes.push([claimSql.MARK_CLAIMED_SQL(table), [options.ownerId ?? 0, token, leaseMicroseconds, jobs.map((job) => job.id)]]);
     }
     committing = { token, jobs, candidates: candidateCount, failedIds: exhausted };
-    await commit(...writes);
+    await commit(jobs.length > 0 || exhausted.length > 0 ? 'claimed' : 'empty', ...writes);
     return { settlement, claim: committing, ...extras };
   });
 }

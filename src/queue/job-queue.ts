@@ -23,6 +23,7 @@ import * as completeSql from './sql/complete.js';
 import { ID_RANGE_OF_KEYS_SQL, INSERT_ONE_JOB_SQL, insertJobsSql } from './sql/enqueue.js';
 import { COUNT_LANES_SQL, DELETE_LANES_FROM_SQL, insertLanesSql } from './sql/lanes.js';
 import * as countersSql from './sql/counters.js';
+import * as failedSql from './sql/failed-jobs.js';
 import * as pauseSql from './sql/pause.js';
 import * as scheduleSql from './sql/schedules.js';
 import { COUNT_ROWS_SQL, CREATE_DATABASE_SQL, DROP_TABLE_SQL } from './sql/schema.js';
@@ -33,6 +34,7 @@ import {
   type Claim,
   type ClaimOptions,
   type EnqueueResult,
+  type FailedJob,
   type HandlerMap,
   type JobHandler,
   type JobOf,
@@ -314,6 +316,30 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
     return result.affectedRows;
   }
 
+  /** Per kind (jobs with a kind), the seconds the longest-waiting due job has waited since it came due. */
+  async oldestWaitingByKind(): Promise<Map<string, number>> {
+    const rows = await this.run<Array<{ kind: string; age_us: number }>>(statsSql.OLDEST_WAITING_BY_KIND_SQL(this.quotedTable));
+    return new Map(rows.map((row) => [row.kind, Math.max(0, Number(row.age_us)) / 1e6]));
+  }
+
+  /** A page of failed jobs, the latest failure first, with their error and the start of their payload. */
+  async failedJobs(page: { offset?: number; limit?: number } = {}): Promise<FailedJob[]> {
+    const limit = Math.min(Math.max(1, Math.trunc(page.limit ?? 50)), 500);
+    const offset = Math.max(0, Math.trunc(page.offset ?? 0));
+    const rows = await this.run<Array<{ id: number; kind: string | null; attempts: number; last_error: string | null; payload_preview: string | null; failed_at: string }>>(
+      failedSql.FAILED_PAGE_SQL(this.quotedTable),
+      [limit, offset],
+    );
+    return rows.map((row) => ({
+      id: Number(row.id),
+      kind: row.kind,
+      attempts: row.attempts,
+      lastError: row.last_error,
+      payloadPreview: row.payload_preview,
+      failedAt: new Date(Number(row.failed_at) * 1000),
+    }));
+  }
+
   /**
    * Pauses a kind for every worker of this queue, on every machine, until {@link resume}: claim
    * turns that start from now on leave its jobs waiting; jobs already claimed finish. Stored in
@@ -385,12 +411,16 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
       statsSql.COUNT_BY_STATUS_AND_KIND_SQL(this.quotedTable),
     );
     const pausedKinds = await this.pausedKinds();
-    const totals = new Map(
-      (await this.run<Array<{ kind: string; completed: string; failed: string; retried: string }>>(countersSql.TOTALS_BY_KIND_SQL, [this.table])).map((row) => [
-        row.kind,
-        { completed: Number(row.completed), failed: Number(row.failed), retried: Number(row.retried) },
-      ]),
+    const totalRows = await this.run<Array<{ kind: string; completed: string; failed: string; retried: string; claims: string; empty_claims: string }>>(
+      countersSql.TOTALS_BY_KIND_SQL,
+      [this.table],
     );
+    const totals = new Map(
+      totalRows
+        .filter((row) => Number(row.completed) + Number(row.failed) + Number(row.retried) > 0)
+        .map((row) => [row.kind, { completed: Number(row.completed), failed: Number(row.failed), retried: Number(row.retried) }]),
+    );
+    const claims = totalRows.reduce((sum, row) => ({ total: sum.total + Number(row.claims), empty: sum.empty + Number(row.empty_claims) }), { total: 0, empty: 0 });
     const nextTicks = new Map(
       (await this.run<Array<{ kind: string; next_tick: string }>>(scheduleSql.NEXT_TICK_BY_KIND_SQL, [this.table])).map((row) => [row.kind, new Date(Number(row.next_tick) * 1000)]),
     );
@@ -422,16 +452,22 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
       kinds.unshift({ kind: null, ...withoutKind, paused: false, nextScheduledAt: null, totals: totals.get('') ?? noTotals() });
     }
     const [head] = await this.run<Array<{ age_us: number | null; max_id: number | null }>>(statsSql.HEAD_AGE_AND_MAX_ID_SQL(this.quotedTable));
-    const owners = await this.run<Array<{ owner_id: number; count: number; expired: number }>>(statsSql.CLAIMED_BY_OWNER_SQL(this.quotedTable));
+    const owners = await this.run<Array<{ owner_id: number; count: number; expired: number; lease_left_us: number }>>(statsSql.CLAIMED_BY_OWNER_SQL(this.quotedTable));
     return {
       table: this.table,
       counts,
       total: Object.values(counts).reduce((sum, n) => sum + n, 0),
       byKind: kinds,
       headAgeSeconds: head?.age_us === null || head?.age_us === undefined ? null : Math.max(0, Number(head.age_us)) / 1e6,
-      claimedByOwner: owners.map((row) => ({ ownerId: row.owner_id === 0 ? null : row.owner_id, count: Number(row.count), expired: Number(row.expired) })),
+      claimedByOwner: owners.map((row) => ({
+        ownerId: row.owner_id === 0 ? null : row.owner_id,
+        count: Number(row.count),
+        expired: Number(row.expired),
+        leaseLeftSeconds: Number(row.lease_left_us) / 1e6,
+      })),
       maxId: Number(head?.max_id ?? 0),
       pausedKinds,
+      claims,
     };
   }
 

@@ -168,12 +168,25 @@ export interface QueueStats {
   }>;
   /** Seconds the longest-waiting due job has waited since it came due; null when nothing waits. */
   headAgeSeconds: number | null;
-  /** Claimed jobs per owner (null: claimed without an `ownerId`). */
-  claimedByOwner: Array<{ ownerId: number | null; count: number; expired: number }>;
+  /** Claimed jobs per owner (null: claimed without an `ownerId`), and the shortest lease they have left (negative: ran out). */
+  claimedByOwner: Array<{ ownerId: number | null; count: number; expired: number; leaseLeftSeconds: number }>;
   /** The highest id given out so far (for throughput between two readings); 0 for an empty table. */
   maxId: number;
   /** Kinds no worker claims now (`pause`), in alphabetical order. */
   pausedKinds: string[];
+  /** Claims made by every worker since the queue was made, and those that found candidates but locked none. */
+  claims: { total: number; empty: number };
+}
+
+/** A failed job, as {@link JobQueue.failedJobs} lists it. */
+export interface FailedJob {
+  id: number;
+  kind: string | null;
+  attempts: number;
+  lastError: string | null;
+  /** The payload's JSON text, its first 200 characters. */
+  payloadPreview: string | null;
+  failedAt: Date;
 }
 
 /** The server, as `stats` shows it. */

@@ -14,8 +14,8 @@ export interface CliRun {
   pid: number;
   /** Resolves when the process has exited. */
   done: Promise<CliResult>;
-  /** Resolves when stdout or stderr has shown a line matching `pattern`. */
-  waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  /** Resolves when stdout or stderr has shown a line matching `pattern`, with that match. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
   kill(signal: NodeJS.Signals): void;
 }
 
@@ -29,12 +29,13 @@ export function startCli(args: string[], env: Record<string, string> = {}, input
   if (input !== undefined) child.stdin!.end(input);
   let stdout = '';
   let stderr = '';
-  const watchers: Array<{ pattern: RegExp; resolve: () => void }> = [];
+  const watchers: Array<{ pattern: RegExp; resolve: (match: RegExpExecArray) => void }> = [];
   const check = () => {
     for (const watcher of [...watchers]) {
-      if (watcher.pattern.test(stdout) || watcher.pattern.test(stderr)) {
+      const match = watcher.pattern.exec(stdout) ?? watcher.pattern.exec(stderr);
+      if (match !== null) {
         watchers.splice(watchers.indexOf(watcher), 1);
-        watcher.resolve();
+        watcher.resolve(match);
       }
     }
   };
@@ -47,9 +48,9 @@ export function startCli(args: string[], env: Record<string, string> = {}, input
     pid: child.pid!,
     done,
     waitFor: (pattern, timeoutMs = 30_000) =>
-      new Promise<void>((resolve, reject) => {
+      new Promise<RegExpExecArray>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; stdout:\n${stdout}\nstderr:\n${stderr}`)), timeoutMs);
-        watchers.push({ pattern, resolve: () => (clearTimeout(timer), resolve()) });
+        watchers.push({ pattern, resolve: (match) => (clearTimeout(timer), resolve(match)) });
         check();
       }),
     kill: (signal) => child.kill(signal),

@@ -28,9 +28,21 @@ export const HEAD_AGE_AND_MAX_ID_SQL = (table: string) => `
            WHERE status = 'unclaimed' AND run_after <= NOW(6)) AS age_us,
          (SELECT MAX(id) FROM ${table}) AS max_id`;
 
-/** Claimed jobs per owner, with how many of them have an expired lease. */
+/**
+ * Per kind, how long the longest-waiting due job has waited since it came due, in microseconds: a
+ * covering scan of the kind index's waiting entries. Jobs without a kind are not in it (see
+ * schema 4); HEAD_AGE_AND_MAX_ID_SQL covers every job.
+ */
+export const OLDEST_WAITING_BY_KIND_SQL = (table: string) => `
+  SELECT kind, TIMESTAMPDIFF(MICROSECOND, MIN(kind_run_after), NOW(6)) AS age_us
+    FROM ${table} FORCE INDEX (kind_status_priority_run_after)
+   WHERE kind IS NOT NULL AND kind_status = 'unclaimed' AND kind_run_after <= NOW(6)
+   GROUP BY kind`;
+
+/** Claimed jobs per owner, with how many of them have an expired lease, and the shortest lease left. */
 export const CLAIMED_BY_OWNER_SQL = (table: string) => `
-  SELECT owner_id, COUNT(*) AS count, SUM(run_after <= NOW(6)) AS expired
+  SELECT owner_id, COUNT(*) AS count, SUM(run_after <= NOW(6)) AS expired,
+         TIMESTAMPDIFF(MICROSECOND, NOW(6), MIN(run_after)) AS lease_left_us
     FROM ${table} FORCE INDEX (status_priority_run_after)
    WHERE status = 'claimed'
    GROUP BY owner_id ORDER BY owner_id`;

@@ -1,0 +1,133 @@
+// The dashboard's script. Every value from the queue goes into the page as text (textContent),
+// never as markup: kinds, payloads and errors are whatever users put in their jobs.
+'use strict';
+
+const csrf = document.querySelector('meta[name="csrf-token"]').content;
+const PAGE = 20;
+let failedOffset = 0;
+let chart;
+
+async function getJson(path) {
+  const response = await fetch(path, { credentials: 'same-origin' });
+  if (response.status === 401) location.reload();
+  if (!response.ok) throw new Error(`${path}: ${response.status}`);
+  return response.json();
+}
+
+async function post(path, body) {
+  const response = await fetch(path, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf },
+    body: JSON.stringify(body),
+  });
+  const result = await response.json();
+  if (!response.ok) throw new Error(result.error);
+  await refresh();
+  return result;
+}
+
+function cell(row, text) {
+  const td = row.insertCell();
+  td.textContent = text === null || text === undefined ? '' : String(text);
+  return td;
+}
+
+function button(td, label, onClick) {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.textContent = label;
+  b.addEventListener('click', onClick);
+  td.append(b);
+}
+
+function fill(tableId, rows, render) {
+  const body = document.querySelector(`#${tableId} tbody`);
+  body.replaceChildren();
+  for (const row of rows) render(body.insertRow(), row);
+}
+
+const seconds = (s) => (s === null || s === undefined ? 'none waiting' : `${s.toFixed(2)} s`);
+
+async function refresh() {
+  const { at, stats } = await getJson('/api/stats');
+  if (stats === undefined) return;
+  document.getElementById('updated').textContent = `updated ${new Date(at).toLocaleTimeString()}`;
+  fill('statuses', [...Object.entries(stats.counts), ['total', stats.total]], (tr, [status, count]) => {
+    tr.dataset.status = status;
+    cell(tr, status);
+    cell(tr, count);
+  });
+  document.getElementById('oldest').textContent = seconds(stats.headAgeSeconds);
+  fill('kinds', stats.byKind, (tr, k) => {
+    const kind = k.kind ?? '(none)';
+    tr.dataset.kind = kind;
+    for (const value of [kind, k.counts.unclaimed - k.delayed, k.delayed, k.counts.claimed, k.counts.failed, k.counts.done, k.totals.completed, k.paused ? 'yes' : '']) cell(tr, value);
+    const actions = cell(tr, '');
+    if (k.kind !== null) button(actions, k.paused ? 'Resume' : 'Pause', () => post(k.paused ? '/api/resume' : '/api/pause', { kind: k.kind }).catch(alertError));
+  });
+  fill('owners', stats.claimedByOwner, (tr, o) => {
+    cell(tr, o.ownerId ?? '?');
+    cell(tr, o.count);
+    cell(tr, o.leaseLeftSeconds >= 0 ? `${o.leaseLeftSeconds.toFixed(1)} s` : `ran out ${(-o.leaseLeftSeconds).toFixed(1)} s ago`);
+  });
+  await refreshFailed();
+  await refreshChart();
+}
+
+async function refreshFailed() {
+  const { jobs } = await getJson(`/api/failed?offset=${failedOffset}&limit=${PAGE}`);
+  fill('failed', jobs, (tr, job) => {
+    tr.dataset.id = job.id;
+    for (const value of [job.id, job.kind, job.attempts, job.lastError, job.payloadPreview]) cell(tr, value);
+    button(cell(tr, ''), 'Requeue', () => post('/api/requeue', { ids: [job.id] }).catch(alertError));
+  });
+  document.getElementById('page').textContent = `${failedOffset + 1}-${failedOffset + jobs.length}`;
+}
+
+async function refreshChart() {
+  const { points } = await getJson('/api/throughput');
+  const data = [points.map((p) => p.at), points.map((p) => p.completedPerSecond), points.map((p) => p.enqueuedPerSecond)];
+  if (chart === undefined) {
+    const target = document.getElementById('chart');
+    chart = new uPlot(
+      {
+        width: Math.min(900, target.clientWidth || 900),
+        height: 240,
+        series: [{}, { label: 'completed/s', stroke: '#1f77b4' }, { label: 'enqueued/s', stroke: '#d62728' }],
+        axes: [{}, { label: 'jobs/s' }],
+      },
+      data,
+      target,
+    );
+  } else {
+    chart.setData(data);
+  }
+}
+
+function alertError(error) {
+  document.getElementById('cancel-result').textContent = error.message;
+}
+
+document.getElementById('requeue-all').addEventListener('click', () => post('/api/requeue', { all: true }).catch(alertError));
+document.getElementById('previous').addEventListener('click', () => {
+  failedOffset = Math.max(0, failedOffset - PAGE);
+  refreshFailed().catch(alertError);
+});
+document.getElementById('next').addEventListener('click', () => {
+  failedOffset += PAGE;
+  refreshFailed().catch(alertError);
+});
+document.getElementById('cancel').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const id = Number(document.getElementById('cancel-id').value);
+  post('/api/cancel', { ids: [id] })
+    .then((r) => {
+      const why = r.running.length > 0 ? 'it is running' : r.done.length > 0 ? 'it is done' : r.unknown.length > 0 ? 'no such job' : '';
+      document.getElementById('cancel-result').textContent = r.cancelled.length > 0 ? `cancelled job ${id}` : `not cancelled: ${why}`;
+    })
+    .catch(alertError);
+});
+
+refresh().catch(alertError);
+setInterval(() => refresh().catch(alertError), 2000);

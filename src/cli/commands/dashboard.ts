@@ -1,0 +1,71 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { Option, type Command } from 'commander';
+import { createDashboardServer } from '../../dashboard/server.js';
+import { Access } from '../../dashboard/access.js';
+import { StatsSampler } from '../../dashboard/sampler.js';
+import { ExitCode, JobqError } from '../../errors.js';
+import { JobQueue } from '../../queue/job-queue.js';
+import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
+import { LineWriter } from '../output.js';
+import { onInterrupts } from '../signals.js';
+
+interface DashboardOptions extends ConnectionOptions {
+  port: number;
+  host: string;
+  token?: string;
+}
+
+export const DASHBOARD_TOKEN_ENV = 'JOBQ_DASHBOARD_TOKEN';
+
+export function registerDashboard(program: Command): void {
+  addConnectionOptions(program.command('dashboard'))
+    .description('serve a web page of the queue (counts, throughput, claims, failed jobs) and Prometheus metrics')
+    .addOption(new Option('--port <port>', 'port to listen on (0: any free one)').argParser(numberIn(0, 65_535)).default(9750))
+    .addOption(new Option('--host <address>', 'address to listen on; any other than this machine needs a token').default('127.0.0.1'))
+    .addOption(new Option('--token <token>', `required to open the page, the API and /metrics (at least 16 characters; better: $${DASHBOARD_TOKEN_ENV}, which ps does not show)`))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  jobq dashboard                                    # http://127.0.0.1:9750, this machine only
+  JOBQ_DASHBOARD_TOKEN=$(openssl rand -hex 24) jobq dashboard --host 0.0.0.0
+  curl -H "Authorization: Bearer $JOBQ_DASHBOARD_TOKEN" http://host:9750/metrics
+
+With a token, the page asks for it once and keeps a cookie (HttpOnly, SameSite=Strict); the API
+and /metrics take it as a bearer token. Every action (requeue, cancel, pause) is a POST that
+also needs the page's anti-CSRF value.`,
+    )
+    .action(async (options: DashboardOptions) => {
+      const access = new Access(options.token ?? process.env[DASHBOARD_TOKEN_ENV], options.host);
+      const queue = await JobQueue.open({ url: options.databaseUrl, table: options.table, reconnect: true });
+      const err = new LineWriter(process.stderr);
+      const sampler = new StatsSampler(queue, (error) => err.line(`jobq dashboard: ${(error as Error).message}`));
+      try {
+        await queue.assertReady();
+        await sampler.start();
+        const { host, port, database } = queue.location;
+        const where = `queue ${queue.table} in database ${database} at ${host}:${port}`;
+        const server = createDashboardServer({ queue, access, sampler, where });
+        server.listen(options.port, options.host);
+        await Promise.race([
+          once(server, 'listening'),
+          once(server, 'error').then(([error]) => {
+            const code = (error as NodeJS.ErrnoException).code;
+            const why = code === 'EADDRINUSE' ? 'is in use; pick another with --port' : code === 'EADDRNOTAVAIL' ? 'is not an address of this machine' : `cannot be used (${code})`;
+            throw new JobqError(`${options.host}:${options.port} ${why}`, ExitCode.usage);
+          }),
+        ]);
+        const { port: listening } = server.address() as AddressInfo;
+        new LineWriter().line(`jobq dashboard on http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${listening} (${where}); Ctrl-C to stop`);
+        let removeSignalHandlers = () => {};
+        await new Promise<void>((resolve) => (removeSignalHandlers = onInterrupts(() => resolve(), () => undefined)));
+        removeSignalHandlers();
+        server.close();
+        server.closeAllConnections();
+      } finally {
+        sampler.stop();
+        await queue.close();
+      }
+    });
+}

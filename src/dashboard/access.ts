@@ -1,0 +1,88 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
+import { ExitCode, JobqError } from '../errors.js';
+
+export const SESSION_COOKIE = 'jobq_session';
+
+/** Addresses only this machine can reach. */
+export function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return host === '::1';
+}
+
+/**
+ * Who may use the dashboard. Without a token it listens on this machine only and lets anyone in
+ * there; with one, every request must carry it: the API and /metrics in an `Authorization:
+ * Bearer` header, pages by a session cookie set by the login form. Every POST also needs the
+ * anti-CSRF value that the page carries, with or without a token: a page of another site that
+ * the operator's browser opens must not be able to requeue or cancel jobs on 127.0.0.1.
+ */
+export class Access {
+  private readonly secret: Buffer;
+  readonly csrf: string;
+  private readonly session: string | undefined;
+
+  constructor(
+    private readonly token: string | undefined,
+    host: string,
+  ) {
+    if (token !== undefined && token.length < 16) {
+      throw new JobqError('a dashboard token must be at least 16 characters; make one with: openssl rand -hex 24', ExitCode.usage);
+    }
+    if (token === undefined && !isLoopback(host)) {
+      throw new JobqError(
+        `the dashboard shows and changes production data: listening on ${host} needs --token (or JOBQ_DASHBOARD_TOKEN); without one it listens on 127.0.0.1 only`,
+        ExitCode.usage,
+      );
+    }
+    // Derived values, so that neither the token nor the secret itself ever reaches a page.
+    this.secret = token === undefined ? randomBytes(32) : Buffer.from(token);
+    this.csrf = createHmac('sha256', this.secret).update('csrf').digest('base64url');
+    this.session = token === undefined ? undefined : createHmac('sha256', this.secret).update('session').digest('base64url');
+  }
+
+  get needsLogin(): boolean {
+    return this.token !== undefined;
+  }
+
+  /** The request carries the token (as a bearer header) or the session cookie; always true without a token. */
+  allows(request: IncomingMessage): boolean {
+    if (this.token === undefined) return true;
+    const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+    if (bearer !== undefined && same(bearer, this.token)) return true;
+    const cookie = parseCookies(request.headers.cookie)[SESSION_COOKIE];
+    return cookie !== undefined && same(cookie, this.session!);
+  }
+
+  /** The token typed into the login form is the right one. */
+  acceptsLogin(token: string): boolean {
+    return this.token !== undefined && same(token, this.token);
+  }
+
+  /** The Set-Cookie value after a good login: HttpOnly (no script reads it), SameSite=Strict (no other site sends it). */
+  sessionCookie(): string {
+    return `${SESSION_COOKIE}=${this.session}; HttpOnly; SameSite=Strict; Path=/`;
+  }
+
+  /** A POST carries the anti-CSRF value in its `X-CSRF-Token` header (the login form: in its body). */
+  csrfMatches(value: string | undefined): boolean {
+    return value !== undefined && same(value, this.csrf);
+  }
+}
+
+function same(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+function parseCookies(header: string | undefined): Record<string, string> {
+  const cookies: Record<string, string> = {};
+  for (const part of (header ?? '').split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0) cookies[part.slice(0, at).trim()] = part.slice(at + 1).trim();
+  }
+  return cookies;
+}

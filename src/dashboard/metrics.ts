@@ -1,0 +1,61 @@
+import { Counter, Gauge, Registry } from 'prom-client';
+import type { JobQueue } from '../queue/job-queue.js';
+import { JOB_STATUSES } from '../queue/types.js';
+
+/** The label for jobs without a kind. */
+const NO_KIND = '';
+/** The `kind` of the oldest waiting job of any kind, jobs without one included: what to alert on. */
+export const ANY_KIND = '(any)';
+
+/**
+ * The queue as Prometheus sees it, read from the database at each scrape: counts from the
+ * covering index scans that `stats` makes, totals from jobq_counters. Counters are set to the
+ * database's totals (they only grow, and so stay counters across dashboard restarts).
+ */
+export class QueueMetrics {
+  readonly registry = new Registry();
+  private readonly jobs = this.gauge('jobq_jobs', 'Jobs in the table, by status and kind ("" for none)', ['status', 'kind']);
+  private readonly oldestWaiting = this.gauge(
+    'jobq_oldest_waiting_seconds',
+    `How long the longest-waiting due job has waited since it came due, per kind; kind="${ANY_KIND}" over all jobs`,
+    ['kind'],
+  );
+  private readonly completed = this.counter('jobq_jobs_completed_total', 'Jobs completed since the queue was made', ['kind']);
+  private readonly failed = this.counter('jobq_jobs_failed_total', 'Jobs failed for good (attempts used up)', ['kind']);
+  private readonly retried = this.counter('jobq_jobs_retried_total', 'Handler failures sent back for another attempt', ['kind']);
+  private readonly claims = this.counter('jobq_claims_total', 'Claims by every worker', []);
+  private readonly emptyClaims = this.counter('jobq_empty_claims_total', 'Claims that found candidates but locked none (another worker was faster)', []);
+
+  constructor(private readonly queue: JobQueue) {}
+
+  /** The text exposition format, freshly read. */
+  async render(): Promise<string> {
+    const stats = await this.queue.stats();
+    const waiting = await this.queue.oldestWaitingByKind();
+    this.registry.resetMetrics();
+    for (const { kind, counts, totals } of stats.byKind) {
+      const label = kind ?? NO_KIND;
+      for (const status of JOB_STATUSES) this.jobs.set({ status, kind: label }, counts[status]);
+      this.completed.inc({ kind: label }, totals.completed);
+      this.failed.inc({ kind: label }, totals.failed);
+      this.retried.inc({ kind: label }, totals.retried);
+    }
+    for (const [kind, seconds] of waiting) this.oldestWaiting.set({ kind }, seconds);
+    if (stats.headAgeSeconds !== null) this.oldestWaiting.set({ kind: ANY_KIND }, stats.headAgeSeconds);
+    this.claims.inc(stats.claims.total);
+    this.emptyClaims.inc(stats.claims.empty);
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  private gauge(name: string, help: string, labelNames: string[]): Gauge {
+    return new Gauge({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  private counter(name: string, help: string, labelNames: string[]): Counter {
+    return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+}
