@@ -42,14 +42,14 @@ export function dashboardPage(csrf: string, where: string): string {
 <table id="statuses"><thead><tr><th>status</th><th>jobs</th></tr></thead><tbody></tbody></table>
 <p>Longest wait of a due job: <strong id="oldest">-</strong></p>
 </section>
-<section><h2>Kinds</h2>
+<section class="wide"><h2>Kinds</h2>
 <table id="kinds"><thead><tr><th>kind</th><th>waiting</th><th>delayed</th><th>running</th><th>failed</th><th>done</th><th>completed (total)</th><th>paused</th><th></th></tr></thead><tbody></tbody></table>
 </section>
 <section><h2>Throughput, last 15 minutes</h2><div id="chart"></div></section>
 <section><h2>Running claims</h2>
 <table id="owners"><thead><tr><th>owner</th><th>jobs</th><th>shortest lease left</th></tr></thead><tbody></tbody></table>
 </section>
-<section><h2>Failed jobs</h2>
+<section class="wide"><h2>Failed jobs</h2>
 <p><button id="requeue-all" type="button">Requeue all failed</button></p>
 <table id="failed"><thead><tr><th>id</th><th>kind</th><th>attempts</th><th>last error</th><th>payload</th><th></th></tr></thead><tbody></tbody></table>
 <p><button id="previous" type="button">Newer</button> <span id="page"></span> <button id="next" type="button">Older</button></p>

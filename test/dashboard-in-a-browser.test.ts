@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { after, before, test } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { JobQueue } from '../src/index.js';
+import { startCli, type CliRun } from './helpers/run-cli.js';
+import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
+
+// Debian's chromium, installed by .ci/run; no browser download works on these machines.
+const CHROMIUM = process.env.JOBQ_TEST_CHROMIUM ?? '/usr/bin/chromium';
+const OUTPUT = fileURLToPath(new URL('../../test-output/', import.meta.url));
+const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (.ci/run installs Debian's chromium)`;
+
+let db: TestDatabase;
+let queue: JobQueue;
+let dashboard: CliRun;
+let browser: Browser;
+let page: Page;
+let base: string;
+const token = randomBytes(24).toString('hex');
+const dialogs: string[] = [];
+
+before(async () => {
+  if (skip) return;
+  db = await createTestDatabase();
+  queue = await JobQueue.open(db.url);
+  await queue.setup();
+  dashboard = startCli(['dashboard', '--port', '0', '--database-url', db.url], { JOBQ_DASHBOARD_TOKEN: token });
+  base = (await dashboard.waitFor(/^jobq dashboard on (http:\/\/127\.0\.0\.1:\d+) /m))[1]!;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    // Without the background-networking flags Chromium keeps trying hosts this closed network refuses.
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+});
+after(async () => {
+  if (skip) return;
+  await browser.close();
+  dashboard.kill('SIGINT');
+  await dashboard.done;
+  await queue.close();
+  await db.drop();
+});
+
+/** Polls until `check` holds (the page redraws every 2 s), for at most 10 s. */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  for (const started = Date.now(); !(await check()); await new Promise((resolve) => setTimeout(resolve, 100))) {
+    if (Date.now() - started > 10_000) throw new Error(`the page did not show it within 10 s`);
+  }
+}
+
+const cellOf = (kind: string, column: number) => page.locator(`#kinds tr[data-kind="${kind}"] td`).nth(column);
+
+test('log in, watch the counts change, requeue a failed job, and see hostile payloads as text', { skip }, async () => {
+  await page.goto(`${base}/`);
+  await page.fill('input[name="token"]', token);
+  await page.click('button[type="submit"]');
+  await page.waitForSelector('#statuses tbody tr');
+
+  await queue.enqueueMany(Array.from({ length: 7 }, () => ({ kind: 'email', payload: { to: 'ann' } })));
+  await until(async () => (await cellOf('email', 1).textContent({ timeout: 1000 }).catch(() => null)) === '7');
+  assert.equal(await page.locator('#statuses tr[data-status="unclaimed"] td').nth(1).textContent(), '7');
+
+  const hostile = await queue.enqueue({ kind: '<img src=x onerror=alert(1)>', payload: { html: '<script>alert(2)</script>' } });
+  await db.admin.query(`UPDATE \`${db.name}\`.jobs SET status = 'failed', attempts = 5, last_error = ? WHERE id = ?`, ['<img src=x onerror=alert(3)><script>alert(4)</script>', hostile]);
+  const row = page.locator(`#failed tr[data-id="${hostile}"]`);
+  await row.waitFor({ timeout: 10_000 });
+  assert.equal(await row.locator('td').nth(3).textContent(), '<img src=x onerror=alert(3)><script>alert(4)</script>', 'the error is shown as text');
+  assert.match((await row.locator('td').nth(4).textContent()) ?? '', /<script>alert\(2\)<\/script>/);
+  assert.equal(await cellOf('<img src=x onerror=alert(1)>', 0).textContent(), '<img src=x onerror=alert(1)>');
+  assert.equal(await page.locator('main img, main script').count(), 0, 'no element was injected');
+
+  // Some work going on for the screenshot: claims held, a throughput to draw.
+  await queue.enqueueMany(Array.from({ length: 2000 }, (_, n) => ({ kind: n % 4 === 0 ? 'report' : 'email', payload: { n } })));
+  const worker = queue.work({ email: () => new Promise((resolve) => setTimeout(resolve, 200)) }, { concurrency: 20, batchSize: 20 });
+  await new Promise((resolve) => setTimeout(resolve, 6500));
+  mkdirSync(OUTPUT, { recursive: true });
+  await page.screenshot({ path: `${OUTPUT}dashboard.png`, fullPage: true });
+  await worker.stop();
+
+  await row.locator('button', { hasText: 'Requeue' }).click();
+  await row.waitFor({ state: 'detached', timeout: 10_000 });
+  assert.deepEqual(await db.rows('SELECT status, attempts FROM jobs WHERE id = ?', [hostile]), [{ status: 'unclaimed', attempts: 0 }]);
+  assert.deepEqual(dialogs, [], 'no script ran: no dialog opened');
+});
