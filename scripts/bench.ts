@@ -26,8 +26,8 @@
  * Environment: BENCH_JOBS (default 200000), BENCH_CONSUMERS (default 1,2,4,10,16),
  * BENCH_STEADY_SECONDS (default 30), BENCH_BACKLOG (default 1000000; 0 skips it),
  * BENCH_PICK (the drains' --pick, default random-prefix), BENCH_SCENARIOS (default
- * demo,user,operations), BENCH_BASELINE_PRIORITIES, BENCH_BASELINE_TOTALS (git refs),
- * BENCH_ROUNDS (default 5).
+ * demo,user,operations), BENCH_OPERATIONS (default priorities,totals,done-rows),
+ * BENCH_BASELINE_PRIORITIES, BENCH_BASELINE_TOTALS (git refs), BENCH_ROUNDS (default 5).
  * Writes bench-results/latest.json and bench-results/drain-vs-consumers.svg.
  */
 import { randomBytes } from 'node:crypto';
@@ -55,6 +55,7 @@ const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'demo,user,operations').split(
 // priorities (schema 6) and before the running totals (schema 9).
 const BASELINES = { priorities: process.env.BENCH_BASELINE_PRIORITIES ?? '9e01fc2', totals: process.env.BENCH_BASELINE_TOTALS ?? '4f81800' };
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const OPERATIONS = (process.env.BENCH_OPERATIONS ?? 'priorities,totals,done-rows').split(',');
 const database = `jobq_bench_${randomBytes(4).toString('hex')}`;
 const url = `mysql://root@127.0.0.1:3306/${database}`;
 
@@ -385,8 +386,10 @@ async function againstBaseline(ref: string, names: [before: string, after: strin
 
 /** What priorities and running totals cost the drain; a table full of done jobs against an empty one. */
 async function operations(): Promise<Result[]> {
-  const priorities = await againstBaseline(BASELINES.priorities, ['work-api-before-priorities', 'work-api-priorities']);
-  const totals = await againstBaseline(BASELINES.totals, ['work-api-before-running-totals', 'work-api-running-totals']);
+  const wanted = (pair: string) => OPERATIONS.includes(pair);
+  const priorities = wanted('priorities') ? await againstBaseline(BASELINES.priorities, ['work-api-before-priorities', 'work-api-priorities']) : [];
+  const totals = wanted('totals') ? await againstBaseline(BASELINES.totals, ['work-api-before-running-totals', 'work-api-running-totals']) : [];
+  if (!wanted('done-rows')) return [...ratio(priorities), ...ratio(totals)];
   const keepDone = [NODE_SCRIPT('work-drain.js'), '--keep-done'];
   // Both insert the million done rows just before the drain (the server is still writing them
   // out while it runs); the first into a table of their own.
@@ -401,9 +404,11 @@ async function operations(): Promise<Result[]> {
     'keep-done-empty-table': () => userDrain('', JOBS, [keepDone], 10, withDoneRows('ballast')),
     'keep-done-1m-done-rows': () => userDrain('', JOBS, [keepDone], 10, withDoneRows('jobs')),
   });
-  const ratio = (rows: Result[]) => rows.map((row) => ({ ...row, extra: { ...row.extra, toFirstOfPair: Math.round((100 * row.jobsPerSecond) / rows[0]!.jobsPerSecond) / 100 } }));
   return [...ratio(priorities), ...ratio(totals), ...ratio(doneRows)];
 }
+
+/** A pair's rows with each one's ratio to the first of the pair. */
+const ratio = (rows: Result[]) => rows.map((row) => ({ ...row, extra: { ...row.extra, toFirstOfPair: Math.round((100 * row.jobsPerSecond) / rows[0]!.jobsPerSecond) / 100 } }));
 
 try {
   await admin.query(`CREATE DATABASE \`${database}\``);

@@ -8,7 +8,7 @@ export type { CancelResult } from './queue/cancel.js';
 export type { PruneOptions, PruneResult } from './queue/prune.js';
 export type { Schedule, ScheduledJob, ScheduleOptions } from './queue/schedules.js';
 export { Worker } from './worker/worker.js';
-export type { FailureInfo, StopOptions, WorkerCounters } from './worker/worker.js';
+export type { FailureInfo, RunInfo, StopOptions, WorkerCounters } from './worker/worker.js';
 export type { WorkerOptions } from './worker/options.js';
 export type {
   AnyTasks,

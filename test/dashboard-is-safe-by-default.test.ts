@@ -41,7 +41,7 @@ const csrfOf = async () => /<meta name="csrf-token" content="([^"]+)">/.exec(awa
 test('--host 0.0.0.0 without a token: refused with one line, exit code 2', async () => {
   const result = await runCli(['dashboard', '--host', '0.0.0.0', '--port', '0', '--database-url', db.url]);
   assert.equal(result.code, 2);
-  assert.match(result.stderr, /^jobq: the dashboard shows and changes production data: listening on 0\.0\.0\.0 needs --token \(or JOBQ_DASHBOARD_TOKEN\); without one it listens on 127\.0\.0\.1 only\n$/);
+  assert.match(result.stderr, /^jobq: other machines can reach 0\.0\.0\.0: listening there needs --token \(or JOBQ_DASHBOARD_TOKEN\), since the queue's data is shown \(the default, 127\.0\.0\.1, needs none\)\n$/);
   const short = await runCli(['dashboard', '--token', 'short', '--port', '0', '--database-url', db.url]);
   assert.equal(short.code, 2);
   assert.match(short.stderr, /^jobq: a dashboard token must be at least 16 characters/);

@@ -1,3 +1,9 @@
+import type { Server } from 'node:http';
+import type { Registry } from 'prom-client';
+import type { Access } from '../dashboard/access.js';
+import { listen } from '../dashboard/http.js';
+import { createMetricsServer } from '../dashboard/metrics-server.js';
+import { workerMetrics } from '../dashboard/worker-metrics.js';
 import { connectionEventDetail } from '../db/database.js';
 import { JobqError } from '../errors.js';
 import { JobQueue } from '../queue/job-queue.js';
@@ -11,15 +17,28 @@ import { onInterrupts } from './signals.js';
  * `jobq work` with one process: `queue.work` in the command's own process, with no children to
  * start. Prints failures as they happen and a summary at the end; returns the exit code.
  */
-export async function runWorkerInProcess(connection: ConnectionOptions, handlers: LoadedHandlers, options: ResolvedWorkerOptions): Promise<number> {
+export async function runWorkerInProcess(
+  connection: ConnectionOptions,
+  handlers: LoadedHandlers,
+  options: ResolvedWorkerOptions,
+  metrics?: { host: string; port: number; access: Access },
+): Promise<number> {
   const started = performance.now();
   const queue = await JobQueue.open({ url: connection.databaseUrl, table: connection.table, reconnect: true });
+  let metricsServer: Server | undefined;
   try {
     await queue.assertReady();
+    const err = new LineWriter(process.stderr);
+    // Listening before the worker starts: a port in use then fails the command before it claims anything.
+    let registry: Registry | undefined;
+    if (metrics !== undefined) {
+      metricsServer = createMetricsServer(() => registry, metrics.access);
+      err.line(`metrics on ${await listen(metricsServer, metrics.host, metrics.port)}/metrics`);
+    }
     const worker = queue.work(handlers, options);
+    if (metrics !== undefined) registry = workerMetrics(worker);
     const stop = () => void worker.stop().catch(() => undefined);
     const out = new LineWriter(process.stdout, stop);
-    const err = new LineWriter(process.stderr);
     worker.on('failed', (job, error, { final }) =>
       err.line(jobFailedLine('worker 1', job.id, job.attempts, options.maxAttempts, error instanceof Error ? error.message : String(error), final)),
     );
@@ -60,6 +79,8 @@ export async function runWorkerInProcess(connection: ConnectionOptions, handlers
     if (problem !== undefined) err.line(paint.red(`jobq: ${problem.message}`));
     return summary.exitCode;
   } finally {
+    metricsServer?.close();
+    metricsServer?.closeAllConnections();
     await queue.close();
   }
 }

@@ -24,16 +24,18 @@ export class Access {
   readonly csrf: string;
   private readonly session: string | undefined;
 
+  /** `howToGive`: where the user sets the token, for the error when it is missing. */
   constructor(
     private readonly token: string | undefined,
     host: string,
+    howToGive = '--token (or JOBQ_DASHBOARD_TOKEN)',
   ) {
     if (token !== undefined && token.length < 16) {
       throw new JobqError('a dashboard token must be at least 16 characters; make one with: openssl rand -hex 24', ExitCode.usage);
     }
     if (token === undefined && !isLoopback(host)) {
       throw new JobqError(
-        `the dashboard shows and changes production data: listening on ${host} needs --token (or JOBQ_DASHBOARD_TOKEN); without one it listens on 127.0.0.1 only`,
+        `other machines can reach ${host}: listening there needs ${howToGive}, since the queue's data is shown (the default, 127.0.0.1, needs none)`,
         ExitCode.usage,
       );
     }

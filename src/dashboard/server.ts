@@ -8,6 +8,7 @@ import { checkKind } from '../queue/new-jobs.js';
 import type { Access } from './access.js';
 import { QueueMetrics } from './metrics.js';
 import { loginPage, dashboardPage } from './pages.js';
+import { HttpError, sendJson, setSecurityHeaders } from './http.js';
 import type { StatsSampler } from './sampler.js';
 
 // Plain node:http, not a framework: a dozen routes, JSON in and out, and every security header
@@ -25,15 +26,6 @@ const ASSETS: Record<string, { file: () => string; type: string }> = {
   '/assets/uplot.js': { file: () => require.resolve('uplot/dist/uPlot.iife.min.js'), type: 'text/javascript; charset=utf-8' },
   '/assets/uplot.css': { file: () => require.resolve('uplot/dist/uPlot.min.css'), type: 'text/css; charset=utf-8' },
 };
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 export interface DashboardContext {
   queue: JobQueue;
@@ -165,22 +157,6 @@ function readBody(request: IncomingMessage): Promise<string> {
     request.on('end', () => (size > MAX_BODY_BYTES ? reject(new HttpError(413, `the body is over ${MAX_BODY_BYTES} bytes`)) : resolve(Buffer.concat(chunks).toString('utf8'))));
     request.on('error', reject);
   });
-}
-
-function setSecurityHeaders(response: ServerResponse): void {
-  // Scripts and styles from this server only, no inline script: a payload that gets into the page
-  // as markup still could not run.
-  response.setHeader('Content-Security-Policy', "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'");
-  response.setHeader('X-Content-Type-Options', 'nosniff');
-  response.setHeader('X-Frame-Options', 'DENY');
-  response.setHeader('Referrer-Policy', 'no-referrer');
-  response.setHeader('Cache-Control', 'no-store');
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  if (response.headersSent) return void response.end();
-  response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
-  response.end(JSON.stringify(body));
 }
 
 function sendHtml(response: ServerResponse, status: number, html: string): void {

@@ -24,9 +24,15 @@ export interface WorkerContext {
 }
 
 /** What the `failed` event says besides the job and the error. */
-export interface FailureInfo {
+export interface FailureInfo extends RunInfo {
   /** True when the job went to `failed` (attempts used up); false when it will be retried. */
   final: boolean;
+}
+
+/** What the `completed` and `failed` events say about the handler's run. */
+export interface RunInfo {
+  /** How long the handler ran, in milliseconds. */
+  durationMs: number;
 }
 
 /** Jobs the worker has seen go by, since it started. */
@@ -194,6 +200,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
     const { job, claim, loop } = held;
     const view = { id: job.id, kind: job.kind, payload: job.payload, attempts: job.attempts, signal: this.hardStop.signal };
     let outcome: { ok: true; result: unknown } | { ok: false; error: unknown };
+    const started = performance.now();
     try {
       const handler = this.handlers.handlerFor(job.kind);
       if (handler === undefined) throw new Error(`no handler for kind ${JSON.stringify(job.kind)}`);
@@ -202,16 +209,17 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
       outcome = { ok: false, error };
     }
     if (!this.running.delete(held)) return; // given up on after stop({ timeoutMs }): already failed
+    const durationMs = performance.now() - started;
     if (outcome.ok) {
       loop.complete(claim, job.id);
       this.counters.completed++;
-      this.emitSafely('completed', view, outcome.result);
+      this.emitSafely('completed', view, outcome.result, { durationMs } satisfies RunInfo);
     } else {
       const final = job.attempts >= this.options.maxAttempts;
       loop.fail(claim, job.id, outcome.error);
       if (final) this.counters.failed++;
       else this.counters.retried++;
-      this.emitSafely('failed', view, outcome.error, { final } satisfies FailureInfo);
+      this.emitSafely('failed', view, outcome.error, { final, durationMs } satisfies FailureInfo);
     }
     this.startJobs();
     if (this.running.size === 0) this.whenIdle?.();
@@ -280,11 +288,11 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
 }
 
 export interface Worker<Tasks extends TaskMap = AnyTasks> {
-  on(event: 'completed', listener: (job: JobOf<Tasks>, result: unknown) => void): this;
+  on(event: 'completed', listener: (job: JobOf<Tasks>, result: unknown, info: RunInfo) => void): this;
   on(event: 'failed', listener: (job: JobOf<Tasks>, error: unknown, info: FailureInfo) => void): this;
   on(event: 'error', listener: (error: Error) => void): this;
   on(event: 'connection', listener: (event: ConnectionEvent) => void): this;
-  once(event: 'completed', listener: (job: JobOf<Tasks>, result: unknown) => void): this;
+  once(event: 'completed', listener: (job: JobOf<Tasks>, result: unknown, info: RunInfo) => void): this;
   once(event: 'failed', listener: (job: JobOf<Tasks>, error: unknown, info: FailureInfo) => void): this;
   once(event: 'error', listener: (error: Error) => void): this;
   once(event: 'connection', listener: (event: ConnectionEvent) => void): this;

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { ExitCode } from '../../errors.js';
 import type { CancelResult } from '../../queue/cancel.js';
-import { JobQueue } from '../../queue/job-queue.js';
 import { addConnectionOptions, idList, type ConnectionOptions } from '../options.js';
 import { formatSeconds, LineWriter } from '../output.js';
+import { withReadyQueue } from '../ready-queue.js';
 
 interface CancelOptions extends ConnectionOptions {
   ids: number[];
@@ -25,16 +25,10 @@ lease), done, or no such job. Exit code 0 when nothing named is left running, 6 
 job was left alone.`,
     )
     .action(async (options: CancelOptions) => {
-      const queue = await JobQueue.open({ url: options.databaseUrl, table: options.table });
-      try {
-        await queue.assertReady();
-        const result = await queue.cancel(options.ids);
-        const out = new LineWriter();
-        for (const line of cancelLines(result)) out.line(line);
-        if (result.running.length > 0) process.exitCode = ExitCode.refused;
-      } finally {
-        await queue.close();
-      }
+      const result = await withReadyQueue(options, (queue) => queue.cancel(options.ids));
+      const out = new LineWriter();
+      for (const line of cancelLines(result)) out.line(line);
+      if (result.running.length > 0) process.exitCode = ExitCode.refused;
     });
 }
 

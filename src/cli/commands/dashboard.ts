@@ -1,10 +1,8 @@
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import { Option, type Command } from 'commander';
 import { createDashboardServer } from '../../dashboard/server.js';
 import { Access } from '../../dashboard/access.js';
+import { listen } from '../../dashboard/http.js';
 import { StatsSampler } from '../../dashboard/sampler.js';
-import { ExitCode, JobqError } from '../../errors.js';
 import { JobQueue } from '../../queue/job-queue.js';
 import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
 import { LineWriter } from '../output.js';
@@ -37,7 +35,7 @@ and /metrics take it as a bearer token. Every action (requeue, cancel, pause) is
 also needs the page's anti-CSRF value.`,
     )
     .action(async (options: DashboardOptions) => {
-      const access = new Access(options.token ?? process.env[DASHBOARD_TOKEN_ENV], options.host);
+      const access = new Access(options.token ?? (process.env[DASHBOARD_TOKEN_ENV] || undefined), options.host);
       const queue = await JobQueue.open({ url: options.databaseUrl, table: options.table, reconnect: true });
       const err = new LineWriter(process.stderr);
       const sampler = new StatsSampler(queue, (error) => err.line(`jobq dashboard: ${(error as Error).message}`));
@@ -47,17 +45,8 @@ also needs the page's anti-CSRF value.`,
         const { host, port, database } = queue.location;
         const where = `queue ${queue.table} in database ${database} at ${host}:${port}`;
         const server = createDashboardServer({ queue, access, sampler, where });
-        server.listen(options.port, options.host);
-        await Promise.race([
-          once(server, 'listening'),
-          once(server, 'error').then(([error]) => {
-            const code = (error as NodeJS.ErrnoException).code;
-            const why = code === 'EADDRINUSE' ? 'is in use; pick another with --port' : code === 'EADDRNOTAVAIL' ? 'is not an address of this machine' : `cannot be used (${code})`;
-            throw new JobqError(`${options.host}:${options.port} ${why}`, ExitCode.usage);
-          }),
-        ]);
-        const { port: listening } = server.address() as AddressInfo;
-        new LineWriter().line(`jobq dashboard on http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${listening} (${where}); Ctrl-C to stop`);
+        const address = await listen(server, options.host, options.port);
+        new LineWriter().line(`jobq dashboard on ${address} (${where}); Ctrl-C to stop`);
         let removeSignalHandlers = () => {};
         await new Promise<void>((resolve) => (removeSignalHandlers = onInterrupts(() => resolve(), () => undefined)));
         removeSignalHandlers();

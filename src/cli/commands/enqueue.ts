@@ -1,11 +1,11 @@
 import { createInterface } from 'node:readline';
 import { Option, type Command } from 'commander';
 import { ExitCode, JobqError } from '../../errors.js';
-import { JobQueue } from '../../queue/job-queue.js';
+import type { JobQueue } from '../../queue/job-queue.js';
 import { PRIORITY_RANGE, toJobRow } from '../../queue/new-jobs.js';
 import type { EnqueueResult, NewJob } from '../../queue/types.js';
 import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
-import { LineWriter } from '../output.js';
+import { withReadyQueue } from '../ready-queue.js';
 
 interface EnqueueOptions extends ConnectionOptions {
   kind?: string;
@@ -53,14 +53,9 @@ nothing from its chunk on is written.`,
         throw new JobqError('--stdin takes payloads and keys from its lines; leave out --payload and --key', ExitCode.usage);
       }
       const single = options.stdin ? undefined : jobFromFlags(options);
-      const queue = await JobQueue.open({ url: options.databaseUrl, table: options.table });
-      try {
-        await queue.assertReady();
-        const result = single === undefined ? await enqueueLines(queue, options) : await queue.enqueueMany([single]);
-        new LineWriter().line(describe(result));
-      } finally {
-        await queue.close();
-      }
+      await withReadyQueue(options, async (queue, out) => {
+        out.line(describe(single === undefined ? await enqueueLines(queue, options) : await queue.enqueueMany([single])));
+      });
     });
 }
 

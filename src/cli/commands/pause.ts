@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { JobQueue } from '../../queue/job-queue.js';
 import { addConnectionOptions, type ConnectionOptions } from '../options.js';
-import { LineWriter } from '../output.js';
+import { withReadyQueue } from '../ready-queue.js';
 
 interface PauseOptions extends ConnectionOptions {
   kind: string;
@@ -32,14 +31,10 @@ later and survives restarts. "jobq stats" lists the paused kinds.`,
 }
 
 async function setPaused(options: PauseOptions, pause: boolean): Promise<void> {
-  const queue = await JobQueue.open({ url: options.databaseUrl, table: options.table });
-  try {
-    await queue.assertReady();
+  await withReadyQueue(options, async (queue, out) => {
     if (pause) await queue.pause(options.kind);
     else await queue.resume(options.kind);
     const paused = await queue.pausedKinds();
-    new LineWriter().line(`${pause ? 'paused' : 'resumed'} kind ${JSON.stringify(options.kind)}; paused now: ${paused.length === 0 ? 'none' : paused.join(', ')}`);
-  } finally {
-    await queue.close();
-  }
+    out.line(`${pause ? 'paused' : 'resumed'} kind ${JSON.stringify(options.kind)}; paused now: ${paused.length === 0 ? 'none' : paused.join(', ')}`);
+  });
 }

@@ -1,9 +1,8 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { parseDuration } from '../../config/duration.js';
 import { ExitCode, JobqError } from '../../errors.js';
-import { JobQueue } from '../../queue/job-queue.js';
 import { addConnectionOptions, type ConnectionOptions } from '../options.js';
-import { LineWriter } from '../output.js';
+import { withReadyQueue } from '../ready-queue.js';
 
 interface PruneCliOptions extends ConnectionOptions {
   doneOlderThan?: number;
@@ -37,16 +36,12 @@ while it runs, and stopping it half way loses nothing but the rest of the prunin
       if (options.doneOlderThan === undefined && options.failedOlderThan === undefined) {
         throw new JobqError('say what to prune: --done-older-than and/or --failed-older-than, e.g. --done-older-than 7d', ExitCode.usage);
       }
-      const queue = await JobQueue.open({ url: options.databaseUrl, table: options.table });
-      try {
-        await queue.assertReady();
+      await withReadyQueue(options, async (queue, out) => {
         const result = await queue.prune({
           ...(options.doneOlderThan !== undefined && { doneOlderThan: options.doneOlderThan }),
           ...(options.failedOlderThan !== undefined && { failedOlderThan: options.failedOlderThan }),
         });
-        new LineWriter().line(`pruned ${result.done} done and ${result.failed} failed jobs in ${result.chunks} chunk${result.chunks === 1 ? '' : 's'}`);
-      } finally {
-        await queue.close();
-      }
+        out.line(`pruned ${result.done} done and ${result.failed} failed jobs in ${result.chunks} chunk${result.chunks === 1 ? '' : 's'}`);
+      });
     });
 }

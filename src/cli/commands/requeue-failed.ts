@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { JobQueue } from '../../queue/job-queue.js';
 import { addConnectionOptions, idList, type ConnectionOptions } from '../options.js';
-import { LineWriter } from '../output.js';
+import { withReadyQueue } from '../ready-queue.js';
 
 interface RequeueOptions extends ConnectionOptions {
   ids?: number[];
@@ -19,13 +18,9 @@ Examples:
   jobq requeue-failed --ids 1041 1042`,
     )
     .action(async (options: RequeueOptions) => {
-      const queue = await JobQueue.open({ url: options.databaseUrl, table: options.table });
-      try {
-        await queue.assertReady();
+      await withReadyQueue(options, async (queue, out) => {
         const count = await queue.requeueFailed(options.ids);
-        new LineWriter().line(`requeued ${count} failed job${count === 1 ? '' : 's'}`);
-      } finally {
-        await queue.close();
-      }
+        out.line(`requeued ${count} failed job${count === 1 ? '' : 's'}`);
+      });
     });
 }

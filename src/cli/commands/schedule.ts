@@ -1,10 +1,9 @@
 import { Option, type Command } from 'commander';
 import { ExitCode, JobqError } from '../../errors.js';
-import { JobQueue } from '../../queue/job-queue.js';
 import { PRIORITY_RANGE } from '../../queue/new-jobs.js';
 import type { Schedule } from '../../queue/schedules.js';
 import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
-import { LineWriter } from '../output.js';
+import { withReadyQueue } from '../ready-queue.js';
 
 interface AddOptions extends ConnectionOptions {
   cron: string;
@@ -42,7 +41,7 @@ Examples:
     )
     .action(async (name: string, options: AddOptions) => {
       const payload = parsePayload(options.payload);
-      await withQueue(options, async (queue, out) => {
+      await withReadyQueue(options, async (queue, out) => {
         const saved = await queue.schedule(name, options.cron, { kind: options.kind, payload, priority: options.priority }, { timeZone: options.timeZone, catchUp: options.catchUp });
         out.line(`schedule ${JSON.stringify(saved.name)}: ${saved.cron} (${saved.timeZone}), kind ${saved.job.kind}; next tick ${saved.nextTick.toISOString()}`);
       });
@@ -51,7 +50,7 @@ Examples:
   addConnectionOptions(schedule.command('list'))
     .description("the queue's schedules with their next and last tick")
     .action(async (options: ConnectionOptions) => {
-      await withQueue(options, async (queue, out) => {
+      await withReadyQueue(options, async (queue, out) => {
         for (const line of scheduleTable(await queue.schedules())) out.line(line);
       });
     });
@@ -59,7 +58,7 @@ Examples:
   addConnectionOptions(schedule.command('remove').argument('<name>', 'the schedule to remove'))
     .description('remove a schedule (the jobs it enqueued stay)')
     .action(async (name: string, options: ConnectionOptions) => {
-      await withQueue(options, async (queue, out) => {
+      await withReadyQueue(options, async (queue, out) => {
         if (!(await queue.unschedule(name))) throw new JobqError(`no schedule ${JSON.stringify(name)}; "jobq schedule list" shows them`, ExitCode.usage);
         out.line(`removed schedule ${JSON.stringify(name)}`);
       });
@@ -72,16 +71,6 @@ function parsePayload(text: string | undefined): unknown {
     return JSON.parse(text);
   } catch (error) {
     throw new JobqError(`--payload is not JSON (${(error as Error).message}); quote it, e.g. --payload '{"day": "monday"}'`, ExitCode.usage);
-  }
-}
-
-async function withQueue(options: ConnectionOptions, work: (queue: JobQueue, out: LineWriter) => Promise<void>): Promise<void> {
-  const queue = await JobQueue.open({ url: options.databaseUrl, table: options.table });
-  try {
-    await queue.assertReady();
-    await work(queue, new LineWriter());
-  } finally {
-    await queue.close();
   }
 }
 

@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
+import { Access } from '../../dashboard/access.js';
+import { ExitCode, JobqError } from '../../errors.js';
 import { DEFAULTS, MAX_BATCH_SIZE } from '../../queue/defaults.js';
 import { loadHandlers } from '../../processes/handler-module.js';
 import { onlyKinds } from '../../worker/handler-kinds.js';
@@ -7,6 +9,7 @@ import { resolveWorkerOptions } from '../../worker/options.js';
 import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
 import { runSupervised } from '../supervised-run.js';
 import { runWorkerInProcess } from '../work-in-process.js';
+import { DASHBOARD_TOKEN_ENV } from './dashboard.js';
 
 interface WorkOptions extends ConnectionOptions {
   handler: string;
@@ -19,6 +22,8 @@ interface WorkOptions extends ConnectionOptions {
   maxAttempts: number;
   retryDelayMs: number;
   keepDone?: boolean;
+  metricsPort?: number;
+  metricsHost: string;
 }
 
 export function registerWork(program: Command): void {
@@ -34,6 +39,8 @@ export function registerWork(program: Command): void {
     .addOption(new Option('--max-attempts <n>', 'attempts per job before it goes to failed').argParser(numberIn(1, 1000)).default(DEFAULTS.maxAttempts))
     .addOption(new Option('--retry-delay-ms <ms>', 'wait before the first retry of a failed job; doubles per attempt').argParser(numberIn(0, 3_600_000)).default(DEFAULTS.retryDelayMs))
     .option('--keep-done', 'mark finished jobs done instead of deleting them')
+    .addOption(new Option('--metrics-port <port>', "serve this process's counters and handler durations for Prometheus at /metrics (0: any free port)").argParser(numberIn(0, 65_535)))
+    .addOption(new Option('--metrics-host <address>', `address for --metrics-port; any other than this machine needs $${DASHBOARD_TOKEN_ENV}`).default('127.0.0.1'))
     .addHelpText(
       'after',
       `
@@ -48,7 +55,8 @@ Ctrl-C stops gracefully: running jobs finish, claimed jobs not yet started go ba
 Examples:
   jobq work --handler ./send-email.js --kind email
   jobq work --handler ./handler.mjs --concurrency 50 --consumers 4
-  jobq work --handler ./handler.mjs --once              drain what is due, then exit`,
+  jobq work --handler ./handler.mjs --once              drain what is due, then exit
+  jobq work --handler ./handler.mjs --metrics-port 9751  Prometheus scrapes this worker at :9751/metrics`,
     )
     .action(async (options: WorkOptions) => {
       const handlers = onlyKinds(await loadHandlers(options.handler), options.kind); // a bad module fails here, once
@@ -63,9 +71,13 @@ Examples:
         keepDone: options.keepDone ?? false,
         once: options.once ?? false,
       });
+      const metrics = options.metricsPort === undefined ? undefined : { port: options.metricsPort, host: options.metricsHost, access: new Access(process.env[DASHBOARD_TOKEN_ENV] || undefined, options.metricsHost, DASHBOARD_TOKEN_ENV) };
       if (options.consumers === 1) {
         // Exit once done even if the handler module keeps connections or timers open.
-        process.exit(await runWorkerInProcess(options, handlers, workerOptions));
+        process.exit(await runWorkerInProcess(options, handlers, workerOptions, metrics));
+      }
+      if (metrics !== undefined) {
+        throw new JobqError('--metrics-port serves one process: run one "jobq work --consumers 1 --metrics-port P" per port, or scrape the whole queue from "jobq dashboard"', ExitCode.usage);
       }
       process.exitCode = await runSupervised(options, {
         generators: 0,

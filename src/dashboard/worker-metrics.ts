@@ -1,0 +1,35 @@
+import { Counter, Histogram, Registry } from 'prom-client';
+import type { Worker } from '../worker/worker.js';
+
+/**
+ * One worker process's own view, for `jobq work --metrics-port`: its counters since it started
+ * and how long its handlers take. The dashboard's /metrics has the whole queue's.
+ */
+export function workerMetrics(worker: Worker): Registry {
+  const registry = new Registry();
+  const counter = (name: string, help: string, read: () => number) =>
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(read());
+      },
+    });
+  counter('jobq_worker_jobs_completed_total', 'Jobs this worker completed', () => worker.counters.completed);
+  counter('jobq_worker_jobs_failed_total', 'Jobs that failed for good in this worker', () => worker.counters.failed);
+  counter('jobq_worker_jobs_retried_total', 'Handler failures this worker sent back for another attempt', () => worker.counters.retried);
+  counter('jobq_worker_claims_total', 'Claims this worker made', () => worker.counters.claims);
+  counter('jobq_worker_empty_claims_total', 'Claims of this worker that found candidates but locked none', () => worker.counters.emptyClaims);
+  const durations = new Histogram({
+    name: 'jobq_worker_handler_duration_seconds',
+    help: 'How long handlers ran, by kind and outcome',
+    labelNames: ['kind', 'outcome'],
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 60],
+    registers: [registry],
+  });
+  worker.on('completed', (job, _result, { durationMs }) => durations.observe({ kind: job.kind ?? '', outcome: 'completed' }, durationMs / 1000));
+  worker.on('failed', (job, _error, { durationMs, final }) => durations.observe({ kind: job.kind ?? '', outcome: final ? 'failed' : 'retried' }, durationMs / 1000));
+  return registry;
+}
