@@ -9,7 +9,7 @@ import * as claimSql from './sql/claim.js';
 import type { CandidateRow, ClaimScope } from './sql/claim.js';
 import * as completeSql from './sql/complete.js';
 import * as laneSql from './sql/lanes.js';
-import { addToTotals, type ClaimCount } from './running-totals.js';
+import type { ClaimCount, TotalsTally } from './running-totals.js';
 import { claimScope, pauseSeen, withoutPausedKinds, type PauseView } from './paused-kinds.js';
 import * as pauseSql from './sql/pause.js';
 import type { Claim, ClaimedJob, ClaimOptions, Settlement } from './types.js';
@@ -25,8 +25,12 @@ export interface TurnRequest {
   laneRow?: { queue: string; lanes: number; first: number };
   /** Honour the queue's paused kinds, as last seen by this loop (see paused-kinds.ts). */
   pause?: PauseView;
-  /** The queue's name: add what the settles complete and fail to its running totals (running-totals.ts). */
-  totalsOf?: string;
+  /**
+   * The queue's running totals (running-totals.ts): with `flush`, the counts in `pending`, this
+   * turn's settles and its claim are added with the turn's COMMIT; without, the turn adds nothing
+   * and says what its claim counts as, for the caller's tally.
+   */
+  totals?: { queue: string; pending: TotalsTally; flush: boolean };
 }
 
 export interface TurnResult {
@@ -38,6 +42,10 @@ export interface TurnResult {
   waitedForLane?: boolean;
   /** Paused kinds as this turn read them, for the next (with `pause`). */
   pause?: PauseView;
+  /** What the claim counts as in the running totals. */
+  claimCount?: ClaimCount;
+  /** The turn added its counts and the pending ones to the running totals (`totals.flush`). */
+  totalsAdded?: boolean;
 }
 
 const NOTHING_SETTLED: Settlement = { settled: 0, lost: 0 };
@@ -55,12 +63,16 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
   const options = request.claim;
   const reconnectsAtStart = db.counters.reconnects;
   const reconnected = () => db.counters.reconnects !== reconnectsAtStart;
-  const totals = (lane: number | undefined, claim?: ClaimCount) => (request.totalsOf === undefined ? [] : addToTotals(request.totalsOf, lane, settles, claim));
+  // The running totals go with the COMMIT: a counter row is held for the last round trip only.
+  const flush = request.totals?.flush === true;
+  const totals = (lane: number | undefined, claim: ClaimCount = 'none') =>
+    flush ? request.totals!.pending.copy().addSettles(settles).addClaim(claim).statement(request.totals!.queue, lane) : [];
   if (options === undefined) {
-    if (settles.length === 0) return { settlement: NOTHING_SETTLED, claim: noClaim(randomBytes(16), 0) };
-    const results = await db.transaction((tx) => tx.commitWith(...settles.map((settle) => settle.statement), ...totals(undefined)));
+    const counts = totals(undefined);
+    if (settles.length === 0 && counts.length === 0) return { settlement: NOTHING_SETTLED, claim: noClaim(randomBytes(16), 0), totalsAdded: flush };
+    const results = await db.transaction((tx) => tx.commitWith(...settles.map((settle) => settle.statement), ...counts));
     const settlement = reconnected() ? await settlementAfterReconnect(db, table, settles) : tally(settles, results);
-    return { settlement, claim: noClaim(randomBytes(16), 0) };
+    return { settlement, claim: noClaim(randomBytes(16), 0), totalsAdded: flush };
   }
   const batchSize = checkBatchSize(options.batchSize);
   checkLane(options.lane);
@@ -111,11 +123,11 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     }
     const settlement = reconnected() ? await settlementAfterReconnect(db, table, settles) : tally(settles, results);
     const extras = { ...(lane !== undefined && { lane: lane.index }), ...(waitedForLane && { waitedForLane }), ...(seen !== undefined && { pause: seen }) };
-    // The running totals go with the COMMIT: a counter row is held for the last round trip only.
+    const counted = (claimCount: ClaimCount) => ({ claimCount, totalsAdded: flush });
     const commit = (claim: ClaimCount, ...writes: Statement[]) => tx.commitWith(...writes, ...totals(lane?.index, claim));
     if (found.length === 0) {
       await commit('none');
-      return { settlement, claim: noClaim(token, 0), ...extras };
+      return { settlement, claim: noClaim(token, 0), ...extras, ...counted('none') };
     }
     const [lockedRows] = await tx.run([claimSql.LOCK_CANDIDATES_SQL(table), [found.map((candidate) => candidate.id)]]);
     const lockedJobs = lockedRows as Array<ClaimedJob & { payload: string | null }>;
@@ -125,8 +137,9 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     const candidateCount = found.length - (lockedJobs.length - unpaused.length);
     const locked = keepNoLessUrgentThanSkipped(found, unpaused);
     if (locked.length === 0) {
-      await commit(candidateCount > 0 ? 'empty' : 'none');
-      return { settlement, claim: noClaim(token, candidateCount), ...extras };
+      const claimCount = candidateCount > 0 ? 'empty' : 'none';
+      await commit(claimCount);
+      return { settlement, claim: noClaim(token, candidateCount), ...extras, ...counted(claimCount) };
     }
     const exhausted = locked.filter((job) => job.attempts >= maxAttempts).map((job) => job.id);
     const jobs = locked
@@ -139,8 +152,9 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
       writes.push([claimSql.MARK_CLAIMED_SQL(table), [options.ownerId ?? 0, token, leaseMicroseconds, jobs.map((job) => job.id)]]);
     }
     committing = { token, jobs, candidates: candidateCount, failedIds: exhausted };
-    await commit(jobs.length > 0 || exhausted.length > 0 ? 'claimed' : 'empty', ...writes);
-    return { settlement, claim: committing, ...extras };
+    const claimCount = jobs.length > 0 || exhausted.length > 0 ? 'claimed' : 'empty';
+    await commit(claimCount, ...writes);
+    return { settlement, claim: committing, ...extras, ...counted(claimCount) };
   });
 }
 

@@ -11,6 +11,7 @@ import { ClaimLoop, type ClaimLoopSettings, type JobSink } from '../worker/claim
 import type { TurnGate } from '../worker/turn-gate.js';
 import { cancelJobs, type CancelResult } from './cancel.js';
 import { claimTurn, type TurnResult } from './claim-turn.js';
+import { TotalsTally } from './running-totals.js';
 import { DEFAULTS, MAX_LANES } from './defaults.js';
 import { randomLetters } from './demo-jobs.js';
 import { applyMigrations, assertSchemaCurrent, readSchemaVersion } from './migrate.js';
@@ -515,12 +516,17 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
 
   private turn(settle: Settle[], claim: ClaimOptions): Promise<{ settlement: Settlement; claim: Claim }> {
     // Paused kinds are read in the turn itself: a claim here never takes a paused kind's jobs.
-    return this.described(() => claimTurn(this.db, this.quotedTable, { settle, claim, pause: { queue: this.table, paused: [], refresh: true }, totalsOf: this.table }));
+    return this.described(() => claimTurn(this.db, this.quotedTable, { settle, claim, pause: { queue: this.table, paused: [], refresh: true }, totals: this.addedToTotals() }));
   }
 
   private async settle(settle: Settle): Promise<Settlement> {
     if (settle.ids.length === 0) return { settled: 0, lost: 0 };
-    return (await this.described(() => claimTurn(this.db, this.quotedTable, { settle: [settle], totalsOf: this.table }))).settlement;
+    return (await this.described(() => claimTurn(this.db, this.quotedTable, { settle: [settle], totals: this.addedToTotals() }))).settlement;
+  }
+
+  /** Each call of the lower-level API adds its own counts to the running totals, with its COMMIT. */
+  private addedToTotals() {
+    return { queue: this.table, pending: new TotalsTally(), flush: true };
   }
 
   private async countRows(): Promise<number> {

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../db/database.js';
 import { claimTurn, type TurnResult } from '../queue/claim-turn.js';
 import type { PauseView } from '../queue/paused-kinds.js';
+import { TotalsTally } from '../queue/running-totals.js';
 import { completeSettle, failSettle, releaseSettle, renewSettle, type RetryPolicy, type Settle } from '../queue/settlements.js';
 import type { CandidatePick, Claim, ClaimOptions } from '../queue/types.js';
 import { IdleBackoff } from './idle-backoff.js';
@@ -38,6 +39,10 @@ export interface JobSink {
 // statement per 200 jobs for nothing.
 const PAUSE_READ_EVERY_MS = 100;
 
+// A loop adds its counts to the running totals with the COMMIT of a turn at most this often, and
+// with its last turn (see running-totals.ts).
+const TOTALS_EVERY_MS = 1000;
+
 /** Finished jobs wait at most this long to be settled when no claim turn comes sooner. */
 const SETTLE_WITHIN_MS = 25;
 
@@ -59,6 +64,9 @@ export class ClaimLoop {
   /** Paused kinds as the last turn that read them saw them, and when that was. */
   private pause: PauseView;
   private pauseReadAt = -Infinity;
+  /** Counts of settled jobs and claims not yet added to the running totals, and when they last were. */
+  private readonly pendingTotals = new TotalsTally();
+  private totalsAddedAt = performance.now();
 
   constructor(
     private readonly db: Database,
@@ -143,7 +151,7 @@ export class ClaimLoop {
 
   /** Settles every outcome recorded so far (after `run` has ended, once the jobs in hand are done). */
   async drain(): Promise<void> {
-    await this.settleOnly();
+    await this.settleOnly(true);
   }
 
   private outcome(claim: Claim, ids: readonly number[]): void {
@@ -176,9 +184,10 @@ export class ClaimLoop {
         settle,
         claim: claimOptions,
         pause,
-        totalsOf: this.settings.queue,
+        totals: this.totalsFor(false),
         ...(ticket.laneRow !== undefined && { laneRow: ticket.laneRow }),
       });
+      this.counted(result, settle);
       lane = result.lane;
       if (refresh && result.pause !== undefined) {
         this.pause = { queue: result.pause.queue, paused: result.pause.paused, ...(result.pause.present !== undefined && { present: result.pause.present }) };
@@ -193,10 +202,29 @@ export class ClaimLoop {
     }
   }
 
-  private async settleOnly(): Promise<void> {
+  /** Settles what is finished; `last`: the loop's last turn, which also adds every count still pending. */
+  private async settleOnly(last = false): Promise<void> {
     const settle = this.takeSettles();
-    if (settle.length === 0) return;
-    this.onTurn(await claimTurn(this.db, this.table, { settle, totalsOf: this.settings.queue }));
+    if (settle.length === 0 && !(last && !this.pendingTotals.empty)) return;
+    const result = await claimTurn(this.db, this.table, { settle, totals: this.totalsFor(last) });
+    this.counted(result, settle);
+    this.onTurn(result);
+  }
+
+  /** The running totals of a turn: added with its COMMIT when a second has passed since the last time, or on the last turn. */
+  private totalsFor(last: boolean): { queue: string; pending: TotalsTally; flush: boolean } {
+    const flush = last || performance.now() - this.totalsAddedAt >= TOTALS_EVERY_MS;
+    return { queue: this.settings.queue, pending: this.pendingTotals, flush };
+  }
+
+  /** After a turn: its counts went to the totals with the pending ones, or wait in the tally for a later turn. */
+  private counted(result: TurnResult, settle: readonly Settle[]): void {
+    if (result.totalsAdded) {
+      this.pendingTotals.clear();
+      this.totalsAddedAt = performance.now();
+    } else {
+      this.pendingTotals.addSettles(settle).addClaim(result.claimCount ?? 'none');
+    }
   }
 
   /** Outcomes that have waited long enough, or leases due for renewal. */
