@@ -32,6 +32,7 @@ async function supervise(queue: JobQueue, options: ProcessingOptions): Promise<n
     progress: (_generator, counter) => out.line(progressLine(counter)),
     connection: (worker, state, detail) => err.line(connectionLine(worker, state, detail)),
     workerExited: (worker, how, next) => err.line(paint.red(`${worker} died (${how}); ${next}`)),
+    metricsServed: (worker, url) => err.line(`${worker}: metrics on ${url}`),
   };
   supervisor = new Supervisor(options, events);
   const removeSignalHandlers = onInterrupts(

@@ -1,9 +1,5 @@
-import type { Server } from 'node:http';
-import type { Registry } from 'prom-client';
 import type { Access } from '../dashboard/access.js';
-import { listen } from '../dashboard/http.js';
-import { createMetricsServer } from '../dashboard/metrics-server.js';
-import { workerMetrics } from '../dashboard/worker-metrics.js';
+import { listenForWorkerMetrics } from '../dashboard/worker-metrics.js';
 import { connectionEventDetail } from '../db/database.js';
 import { JobqError } from '../errors.js';
 import { JobQueue } from '../queue/job-queue.js';
@@ -25,18 +21,16 @@ export async function runWorkerInProcess(
 ): Promise<number> {
   const started = performance.now();
   const queue = await JobQueue.open({ url: connection.databaseUrl, table: connection.table, reconnect: true });
-  let metricsServer: Server | undefined;
+  let served: Awaited<ReturnType<typeof listenForWorkerMetrics>> | undefined;
   try {
     await queue.assertReady();
     const err = new LineWriter(process.stderr);
-    // Listening before the worker starts: a port in use then fails the command before it claims anything.
-    let registry: Registry | undefined;
     if (metrics !== undefined) {
-      metricsServer = createMetricsServer(() => registry, metrics.access);
-      err.line(`metrics on ${await listen(metricsServer, metrics.host, metrics.port)}/metrics`);
+      served = await listenForWorkerMetrics(metrics.host, metrics.port, metrics.access);
+      err.line(`metrics on ${served.url}`);
     }
     const worker = queue.work(handlers, options);
-    if (metrics !== undefined) registry = workerMetrics(worker);
+    served?.attach(worker);
     const stop = () => void worker.stop().catch(() => undefined);
     const out = new LineWriter(process.stdout, stop);
     worker.on('failed', (job, error, { final }) =>
@@ -79,8 +73,7 @@ export async function runWorkerInProcess(
     if (problem !== undefined) err.line(paint.red(`jobq: ${problem.message}`));
     return summary.exitCode;
   } finally {
-    metricsServer?.close();
-    metricsServer?.closeAllConnections();
+    served?.close();
     await queue.close();
   }
 }

@@ -5,6 +5,12 @@ import { ExitCode, JobqError } from '../errors.js';
 
 export const SESSION_COOKIE = 'jobq_session';
 
+/** Where the dashboard's and the workers' metrics token may come from instead of a flag (`ps` shows flags). */
+export const DASHBOARD_TOKEN_ENV = 'JOBQ_DASHBOARD_TOKEN';
+
+/** The token in the environment, if one is set. */
+export const tokenFromEnv = (): string | undefined => process.env[DASHBOARD_TOKEN_ENV] || undefined;
+
 /** Addresses only this machine can reach. */
 export function isLoopback(host: string): boolean {
   if (host === 'localhost') return true;

@@ -1,5 +1,26 @@
 import { Counter, Histogram, Registry } from 'prom-client';
 import type { Worker } from '../worker/worker.js';
+import type { Access } from './access.js';
+import { listen } from './http.js';
+import { createMetricsServer } from './metrics-server.js';
+
+/**
+ * Listens for Prometheus before the worker starts (a port in use then fails the command before it
+ * claims anything); `attach` the worker once it runs. Returns the URL to scrape.
+ */
+export async function listenForWorkerMetrics(host: string, port: number, access: Access): Promise<{ url: string; attach(worker: Worker): void; close(): void }> {
+  let registry: Registry | undefined;
+  const server = createMetricsServer(() => registry, access);
+  const url = `${await listen(server, host, port)}/metrics`;
+  return {
+    url,
+    attach: (worker) => (registry = workerMetrics(worker)),
+    close: () => {
+      server.close();
+      server.closeAllConnections();
+    },
+  };
+}
 
 /**
  * One worker process's own view, for `jobq work --metrics-port`: its counters since it started

@@ -6,6 +6,8 @@
 import type { WorkerCounters } from '../worker/worker.js';
 import { onlyKinds } from '../worker/handler-kinds.js';
 import { openQueue, readConfig, report, reportConnection, runWorker, stopRequests } from './child-runtime.js';
+import { Access, DASHBOARD_TOKEN_ENV, tokenFromEnv } from '../dashboard/access.js';
+import { listenForWorkerMetrics } from '../dashboard/worker-metrics.js';
 import { loadHandlers } from './handler-module.js';
 import type { HandlerWorkerConfig } from './messages.js';
 
@@ -16,8 +18,12 @@ runWorker(async () => {
   const stop = stopRequests();
   const handlers = onlyKinds(await loadHandlers(config.handler), config.kinds);
   const queue = await openQueue(config);
+  const access = new Access(tokenFromEnv(), config.metrics?.host ?? '127.0.0.1', DASHBOARD_TOKEN_ENV);
+  const served = config.metrics === undefined ? undefined : await listenForWorkerMetrics(config.metrics.host, config.metrics.port, access);
+  if (served !== undefined) report({ type: 'metrics', url: served.url });
   try {
     const worker = queue.work(handlers, config.options);
+    served?.attach(worker);
     worker.on('failed', (job, error, { final }) =>
       report({ type: 'job-failed', id: job.id, attempt: job.attempts, error: error instanceof Error ? error.message : String(error), final }),
     );
@@ -41,6 +47,7 @@ runWorker(async () => {
       reportCounters();
     }
   } finally {
+    served?.close();
     await queue.close();
   }
 });

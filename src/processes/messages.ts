@@ -39,6 +39,8 @@ export interface HandlerWorkerConfig extends WorkerConnection {
   /** Only these kinds (`--kind`). */
   kinds?: string[];
   options: WorkerOptions;
+  /** Serve this process's metrics here (`--metrics-port`). */
+  metrics?: { host: string; port: number };
 }
 
 export type WorkerConfig = GeneratorConfig | ConsumerConfig | HandlerWorkerConfig;
@@ -63,6 +65,8 @@ export type ChildMessage =
   | { type: 'worked'; counters: WorkerCounters }
   | { type: 'job-failed'; id: number; attempt: number; error: string; final: boolean }
   | { type: 'connection'; state: 'lost' | 'restored'; detail: string }
+  /** A handler worker serves its metrics at this URL. */
+  | { type: 'metrics'; url: string }
   | { type: 'retries'; deadlocks: number; lockWaits: number }
   /** A consumer asks for a turn at the server, and says when it is over (see ClaimGate). */
   | { type: 'turn' }

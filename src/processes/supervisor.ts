@@ -33,7 +33,7 @@ export interface ProcessingOptions {
    * `jobq work --consumers N`: processes running `queue.work` with the user's handler module, on
    * these kinds only (undefined: all); --until-empty then waits for these kinds only.
    */
-  handlerWorkers?: { count: number; handler: string; kinds?: string[]; options: WorkerOptions };
+  handlerWorkers?: { count: number; handler: string; kinds?: string[]; options: WorkerOptions; metrics?: { host: string; port: number } };
   /** With untilEmpty: stop when nothing is due now, leaving delayed jobs for later (`work --once`). */
   ignoreDelayed?: boolean;
 }
@@ -46,6 +46,7 @@ export interface ProcessingEvents {
   jobFailed(consumer: number, id: number, attempt: number, error: string, final: boolean): void;
   connection(worker: string, state: 'lost' | 'restored', detail: string): void;
   workerExited(worker: string, how: string, next: 'restarting' | 'stopping the run'): void;
+  metricsServed(worker: string, url: string): void;
 }
 
 export interface ProcessingSummary {
@@ -192,6 +193,9 @@ export class Supervisor {
       case 'connection':
         this.events.connection(slot.name, message.state, message.detail);
         break;
+      case 'metrics':
+        this.events.metricsServed(slot.name, message.url);
+        break;
       default:
         break;
     }
@@ -259,7 +263,18 @@ function workerConfigs(options: ProcessingOptions): WorkerConfig[] {
   }
   const workers = options.handlerWorkers;
   for (let i = 1; i <= (workers?.count ?? 0); i++) {
-    configs.push({ role: 'handler-worker', number: i, url, table, handler: workers!.handler, ...(workers!.kinds !== undefined && { kinds: workers!.kinds }), options: workers!.options });
+    const { handler, kinds, metrics } = workers!;
+    configs.push({
+      role: 'handler-worker',
+      number: i,
+      url,
+      table,
+      handler,
+      ...(kinds !== undefined && { kinds }),
+      options: workers!.options,
+      // Process N on port + N - 1, each on any free one for port 0.
+      ...(metrics !== undefined && { metrics: { host: metrics.host, port: metrics.port === 0 ? 0 : metrics.port + i - 1 } }),
+    });
   }
   return configs;
 }

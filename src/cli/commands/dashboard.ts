@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { createDashboardServer } from '../../dashboard/server.js';
-import { Access } from '../../dashboard/access.js';
+import { Access, DASHBOARD_TOKEN_ENV, tokenFromEnv } from '../../dashboard/access.js';
 import { listen } from '../../dashboard/http.js';
 import { StatsSampler } from '../../dashboard/sampler.js';
 import { JobQueue } from '../../queue/job-queue.js';
@@ -13,8 +13,6 @@ interface DashboardOptions extends ConnectionOptions {
   host: string;
   token?: string;
 }
-
-export const DASHBOARD_TOKEN_ENV = 'JOBQ_DASHBOARD_TOKEN';
 
 export function registerDashboard(program: Command): void {
   addConnectionOptions(program.command('dashboard'))
@@ -35,7 +33,7 @@ and /metrics take it as a bearer token. Every action (requeue, cancel, pause) is
 also needs the page's anti-CSRF value.`,
     )
     .action(async (options: DashboardOptions) => {
-      const access = new Access(options.token ?? (process.env[DASHBOARD_TOKEN_ENV] || undefined), options.host);
+      const access = new Access(options.token ?? tokenFromEnv(), options.host);
       const queue = await JobQueue.open({ url: options.databaseUrl, table: options.table, reconnect: true });
       const err = new LineWriter(process.stderr);
       const sampler = new StatsSampler(queue, (error) => err.line(`jobq dashboard: ${(error as Error).message}`));

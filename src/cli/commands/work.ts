@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { Access } from '../../dashboard/access.js';
-import { ExitCode, JobqError } from '../../errors.js';
+import { Access, DASHBOARD_TOKEN_ENV, tokenFromEnv } from '../../dashboard/access.js';
 import { DEFAULTS, MAX_BATCH_SIZE } from '../../queue/defaults.js';
 import { loadHandlers } from '../../processes/handler-module.js';
 import { onlyKinds } from '../../worker/handler-kinds.js';
@@ -9,7 +8,6 @@ import { resolveWorkerOptions } from '../../worker/options.js';
 import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
 import { runSupervised } from '../supervised-run.js';
 import { runWorkerInProcess } from '../work-in-process.js';
-import { DASHBOARD_TOKEN_ENV } from './dashboard.js';
 
 interface WorkOptions extends ConnectionOptions {
   handler: string;
@@ -39,7 +37,9 @@ export function registerWork(program: Command): void {
     .addOption(new Option('--max-attempts <n>', 'attempts per job before it goes to failed').argParser(numberIn(1, 1000)).default(DEFAULTS.maxAttempts))
     .addOption(new Option('--retry-delay-ms <ms>', 'wait before the first retry of a failed job; doubles per attempt').argParser(numberIn(0, 3_600_000)).default(DEFAULTS.retryDelayMs))
     .option('--keep-done', 'mark finished jobs done instead of deleting them')
-    .addOption(new Option('--metrics-port <port>', "serve this process's counters and handler durations for Prometheus at /metrics (0: any free port)").argParser(numberIn(0, 65_535)))
+    .addOption(
+      new Option('--metrics-port <port>', 'serve each process\'s counters and handler durations for Prometheus at /metrics: process N on port + N - 1 (0: any free ports)').argParser(numberIn(0, 65_535)),
+    )
     .addOption(new Option('--metrics-host <address>', `address for --metrics-port; any other than this machine needs $${DASHBOARD_TOKEN_ENV}`).default('127.0.0.1'))
     .addHelpText(
       'after',
@@ -71,13 +71,12 @@ Examples:
         keepDone: options.keepDone ?? false,
         once: options.once ?? false,
       });
-      const metrics = options.metricsPort === undefined ? undefined : { port: options.metricsPort, host: options.metricsHost, access: new Access(process.env[DASHBOARD_TOKEN_ENV] || undefined, options.metricsHost, DASHBOARD_TOKEN_ENV) };
+      // Checked here, once, before any process starts: another address needs the token.
+      const access = options.metricsPort === undefined ? undefined : new Access(tokenFromEnv(), options.metricsHost, DASHBOARD_TOKEN_ENV);
+      const metrics = access === undefined ? undefined : { port: options.metricsPort!, host: options.metricsHost, access };
       if (options.consumers === 1) {
         // Exit once done even if the handler module keeps connections or timers open.
         process.exit(await runWorkerInProcess(options, handlers, workerOptions, metrics));
-      }
-      if (metrics !== undefined) {
-        throw new JobqError('--metrics-port serves one process: run one "jobq work --consumers 1 --metrics-port P" per port, or scrape the whole queue from "jobq dashboard"', ExitCode.usage);
       }
       process.exitCode = await runSupervised(options, {
         generators: 0,
@@ -88,6 +87,7 @@ Examples:
           ...(kinds !== undefined && { kinds }),
           // Each process runs until the supervisor sees the queue drained (--once) or stops it.
           options: { ...workerOptions, once: false },
+          ...(metrics !== undefined && { metrics: { host: metrics.host, port: metrics.port } }),
         },
         batchSize: workerOptions.batchSize,
         commitEvery: 1,
