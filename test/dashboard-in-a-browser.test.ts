@@ -68,13 +68,24 @@ test('log in, watch the counts change, requeue a failed job, and see hostile pay
   await until(async () => (await cellOf('email', 1).textContent({ timeout: 1000 }).catch(() => null)) === '7');
   assert.equal(await page.locator('#statuses tr[data-status="unclaimed"] td').nth(1).textContent(), '7');
 
-  const hostile = await queue.enqueue({ kind: '<img src=x onerror=alert(1)>', payload: { html: '<script>alert(2)</script>' } });
-  await db.admin.query(`UPDATE \`${db.name}\`.jobs SET status = 'failed', attempts = 5, last_error = ? WHERE id = ?`, ['<img src=x onerror=alert(3)><script>alert(4)</script>', hostile]);
+  // A job whose kind, payload and error are all HTML, failed for good by a worker.
+  const hostileKind = '<img src=x onerror=alert(1)>';
+  const hostile = await queue.enqueue({ kind: hostileKind, payload: { html: '<script>alert(2)</script>' } });
+  const failing = queue.work(
+    {
+      [hostileKind]: async () => {
+        throw new Error('<img src=x onerror=alert(3)><script>alert(4)</script>');
+      },
+    },
+    { maxAttempts: 1 },
+  );
+  while (failing.counters.failed === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  await failing.stop();
   const row = page.locator(`#failed tr[data-id="${hostile}"]`);
   await row.waitFor({ timeout: 10_000 });
   assert.equal(await row.locator('td').nth(3).textContent(), '<img src=x onerror=alert(3)><script>alert(4)</script>', 'the error is shown as text');
   assert.match((await row.locator('td').nth(4).textContent()) ?? '', /<script>alert\(2\)<\/script>/);
-  assert.equal(await cellOf('<img src=x onerror=alert(1)>', 0).textContent(), '<img src=x onerror=alert(1)>');
+  assert.equal(await cellOf(hostileKind, 0).textContent(), hostileKind);
   assert.equal(await page.locator('main img, main script').count(), 0, 'no element was injected');
 
   // Some work going on for the screenshot: claims held, a throughput to draw.
@@ -87,6 +98,6 @@ test('log in, watch the counts change, requeue a failed job, and see hostile pay
 
   await row.locator('button', { hasText: 'Requeue' }).click();
   await row.waitFor({ state: 'detached', timeout: 10_000 });
-  assert.deepEqual(await db.rows('SELECT status, attempts FROM jobs WHERE id = ?', [hostile]), [{ status: 'unclaimed', attempts: 0 }]);
+  assert.deepEqual(await db.rows('SELECT status, attempts FROM jobs WHERE id = ?', [hostile]), [{ status: 'unclaimed', attempts: 0 }], 'requeued with fresh attempts');
   assert.deepEqual(dialogs, [], 'no script ran: no dialog opened');
 });
