@@ -43,15 +43,18 @@ export class StatsSampler {
     const at = Date.now();
     this.latest = { at: new Date(at), stats };
     const completed = stats.byKind.reduce((sum, entry) => sum + entry.totals.completed, 0);
-    if (this.previous !== undefined && at - this.previous.at >= EVERY_MS / 2) {
-      const seconds = (at - this.previous.at) / 1000;
+    const { previous } = this;
+    // A reading right after an action is shown, but makes no point of the chart of its own.
+    if (previous !== undefined && at - previous.at < EVERY_MS / 2) return;
+    if (previous !== undefined) {
+      const seconds = (at - previous.at) / 1000;
       this.rates.push({
         at: at / 1000,
-        completedPerSecond: Math.max(0, completed - this.previous.completed) / seconds,
-        enqueuedPerSecond: Math.max(0, stats.maxId - this.previous.maxId) / seconds,
+        completedPerSecond: Math.max(0, completed - previous.completed) / seconds,
+        enqueuedPerSecond: Math.max(0, stats.maxId - previous.maxId) / seconds,
       });
       if (this.rates.length > KEEP) this.rates.shift();
     }
-    if (this.previous === undefined || at - this.previous.at >= EVERY_MS / 2) this.previous = { at, completed, maxId: stats.maxId };
+    this.previous = { at, completed, maxId: stats.maxId };
   }
 }

@@ -24,10 +24,16 @@ export function orderCandidates(rows: readonly CandidateRow[], limit: number): C
   }
   let laneWorst = -Infinity;
   for (const row of lane) laneWorst = Math.max(laneWorst, row.priority);
-  const seen = new Set(lane.map((row) => row.id));
-  const ahead = head.filter((row) => row.priority < laneWorst && !seen.has(row.id));
-  const waiting = [...lane, ...ahead].sort((a, b) => a.priority - b.priority || a.id - b.id);
-  return [...expired, ...waiting.map(({ id, priority }) => ({ id, priority }))].slice(0, limit);
+  let ahead = head.filter((row) => row.priority < laneWorst);
+  if (ahead.length > 0) {
+    const inLane = new Set(lane.map((row) => row.id));
+    ahead = ahead.filter((row) => !inLane.has(row.id));
+  }
+  const waiting = ahead.length === 0 ? lane : [...lane, ...ahead];
+  // Which jobs are taken matters only when there are more than the limit: the claim sorts what it
+  // locks by id anyway, and the worker starts them by priority.
+  if (expired.length + waiting.length > limit) waiting.sort((a, b) => a.priority - b.priority || a.id - b.id);
+  return [...expired, ...waiting].slice(0, limit);
 }
 
 /**

@@ -27,7 +27,7 @@ export class TotalsTally {
 
   /** Adds what these settles did. */
   addSettles(settles: readonly Settle[]): this {
-    for (const settle of settles) for (const { kind, outcome } of settle.outcomes ?? []) this.countsOf(kind ?? '')[outcome]++;
+    for (const settle of settles) for (const { kind, outcome, count } of settle.outcomes ?? []) this.countsOf(kind ?? '')[outcome] += count;
     return this;
   }
 

@@ -1,6 +1,6 @@
 import type { Statement } from '../db/database.js';
 import * as completeSql from './sql/complete.js';
-import type { Claim } from './types.js';
+import type { Claim, ClaimedJob } from './types.js';
 
 /**
  * A statement that ends (or extends) some of one claim's jobs, to be sent in the next claim turn's
@@ -13,23 +13,31 @@ export interface Settle {
   ids: readonly number[];
   /** Counts as settling the jobs (complete, fail, release); lease renewals do not. */
   counted: boolean;
-  /** What became of each job, for the running totals (sql/counters.ts); releases and renewals add nothing. */
-  outcomes?: ReadonlyArray<{ kind: string | null; outcome: Outcome }>;
+  /** How many jobs came to which outcome, per kind, for the running totals (sql/counters.ts); releases and renewals add nothing. */
+  outcomes?: ReadonlyArray<{ kind: string | null; outcome: Outcome; count: number }>;
 }
 
 export type Outcome = 'completed' | 'failed' | 'retried';
 
-/** The kind of each of these jobs of a claim. */
-const kindsOf = (claim: Claim, ids: readonly number[]) => {
-  const kinds = new Map(claim.jobs.map((job) => [job.id, job.kind]));
-  return ids.map((id) => kinds.get(id) ?? null);
-};
+/** How many of these jobs of a claim came to each outcome, per kind. */
+function outcomesOf(claim: Claim, ids: readonly number[], outcomeOf: (job: ClaimedJob) => Outcome): NonNullable<Settle['outcomes']> {
+  const settled = new Set(ids);
+  const counts = new Map<string, { kind: string | null; outcome: Outcome; count: number }>();
+  for (const job of claim.jobs) {
+    if (!settled.has(job.id)) continue;
+    const outcome = outcomeOf(job);
+    const key = `${outcome}:${job.kind ?? ''}`;
+    const entry = counts.get(key);
+    if (entry === undefined) counts.set(key, { kind: job.kind, outcome, count: 1 });
+    else entry.count++;
+  }
+  return [...counts.values()];
+}
 
 /** Deletes finished jobs, or marks them `done` with `keepDone`. */
 export function completeSettle(table: string, claim: Claim, ids: readonly number[], keepDone: boolean): Settle {
   const sql = (keepDone ? completeSql.MARK_DONE_SQL : completeSql.DELETE_OWNED_SQL)(table);
-  const outcomes = kindsOf(claim, ids).map((kind) => ({ kind, outcome: 'completed' as const }));
-  return { statement: [sql, [ids, claim.token]], token: claim.token, ids, counted: true, outcomes };
+  return { statement: [sql, [ids, claim.token]], token: claim.token, ids, counted: true, outcomes: outcomesOf(claim, ids, () => 'completed') };
 }
 
 /** Hands jobs back to the queue, due at once. */
@@ -48,8 +56,7 @@ export const errorText = (error: unknown): string => (error instanceof Error ? e
 /** Sends failed jobs back after a growing delay, or to `failed` once out of attempts, keeping the error. */
 export function failSettle(table: string, claim: Claim, ids: readonly number[], error: unknown, policy: RetryPolicy): Settle {
   const values = [policy.maxAttempts, policy.maxAttempts, Math.round(policy.retryDelayMs * 1000), errorText(error), ids, claim.token];
-  const attempts = new Map(claim.jobs.map((job) => [job.id, job.attempts]));
-  const outcomes = kindsOf(claim, ids).map((kind, i) => ({ kind, outcome: (attempts.get(ids[i]!) ?? 0) >= policy.maxAttempts ? ('failed' as const) : ('retried' as const) }));
+  const outcomes = outcomesOf(claim, ids, (job) => (job.attempts >= policy.maxAttempts ? 'failed' : 'retried'));
   return { statement: [completeSql.FAIL_OWNED_SQL(table), values], token: claim.token, ids, counted: true, outcomes };
 }
 

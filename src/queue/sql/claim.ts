@@ -122,8 +122,8 @@ export const HEAD_READ_LIMIT = 20;
  * not be a range bound, and the read would run through the queue).
  */
 export function candidatesOldest(table: string, scope: ClaimScope, lane: Lane = WHOLE_QUEUE, limit: number): readonly [string, unknown[]] {
-  const withoutKind: [string, unknown[]] = [withoutKindRead(table), [lane.count, lane.index, limit]];
-  if (scope.withoutKind && (scope.kinds ?? []).length === 0) return withoutKind;
+  const withoutKind = (): [string, unknown[]] => [withoutKindRead(table), [lane.count, lane.index, limit]];
+  if (scope.withoutKind && (scope.kinds ?? []).length === 0) return withoutKind();
   const head = Math.min(limit, HEAD_READ_LIMIT);
   const [sql, values] = union(scope, limit, (byKind) => [
     rangeRead(table, byKind, 'expired'),
@@ -131,7 +131,8 @@ export function candidatesOldest(table: string, scope: ClaimScope, lane: Lane = 
     ...(lane.count > 1 ? [{ ...rangeRead(table, byKind, 'ahead'), limit: head }] : []),
   ]);
   if (!scope.withoutKind) return [sql, values];
-  return [`${sql}\n  UNION ALL${withoutKind[0]}`, [...values, ...withoutKind[1]]];
+  const [extraSql, extraValues] = withoutKind();
+  return [`${sql}\n  UNION ALL${extraSql}`, [...values, ...extraValues]];
 }
 
 /**
