@@ -17,7 +17,14 @@ after(async () => db.drop());
 
 const cases: Array<{ name: string; args: () => string[]; input?: string; code: number; stderr: RegExp }> = [
   { name: 'a table name that is not an identifier', args: () => ['stats', '--table', 'jobs; DROP TABLE x', '--database-url', db.url], code: 2, stderr: /^jobq: invalid table name "jobs; DROP TABLE x": use 1-64 letters, digits or _ \(not digits only\)$/ },
-  { name: 'a malformed URL', args: () => ['stats', '--database-url', 'localhost:3306/jobq'], code: 2, stderr: /^jobq: invalid database URL "localhost:3306\/jobq": scheme must be mysql:, not localhost: \(expected mysql:\/\/user:password@host:3306\/database\)$/ },
+  { name: 'a malformed URL', args: () => ['stats', '--database-url', 'localhost:3306/jobq'], code: 2, stderr: /^jobq: invalid database URL "localhost:3306\/jobq": scheme must be mysql:, not localhost: \(expected mysql:\/\/user:password@host:3306\/database, or host1:3306,host2:3306 for several servers\)$/ },
+  { name: 'a bad server in a list', args: () => ['stats', '--database-url', 'mysql://root@127.0.0.1:3306,bad host/jobq'], code: 2, stderr: /^jobq: invalid database URL .*: "bad host" is not a host\[:port\]/ },
+  {
+    name: 'a list of servers none of which answers',
+    args: () => ['stats', '--database-url', 'mysql://root@127.0.0.1:1,127.0.0.1:2/jobq'],
+    code: 3,
+    stderr: /^jobq: no server in --database-url could be used: cannot connect to the server at 127\.0\.0\.1:1: connection refused; .* \| cannot connect to the server at 127\.0\.0\.1:2: connection refused; /,
+  },
   { name: 'a URL without a database', args: () => ['stats', '--database-url', 'mysql://root@127.0.0.1:3306'], code: 2, stderr: /^jobq: invalid database URL .*: no database name after the host/ },
   { name: 'an unreachable server', args: () => ['stats', '--database-url', 'mysql://root@127.0.0.1:1/jobq'], code: 3, stderr: /^jobq: cannot connect to the server at 127\.0\.0\.1:1: connection refused; is MySQL\/MariaDB running there\?/ },
   { name: 'a wrong password', args: () => ['stats', '--database-url', `mysql://jobq_nobody:wrong@127.0.0.1:3306/${db.name}`], code: 3, stderr: /^jobq: access denied for user "jobq_nobody" at 127\.0\.0\.1:3306; check the user and password in --database-url$/ },

@@ -56,6 +56,8 @@ test('stop({ timeoutMs }) aborts handlers that run too long; their jobs are retr
   assert.ok(aborted, 'the handler saw its signal fire');
   const [row] = await context.db.rows<{ status: string; last_error: string }>("SELECT status, last_error FROM jobs WHERE kind = 'slow'");
   assert.deepEqual(row, { status: 'unclaimed', last_error: 'gave up' });
-  assert.deepEqual(worker.counters, { claims: worker.counters.claims, emptyClaims: 0, completed: 0, retried: 1, failed: 0 });
+  // Either claim loop may have read the job while the other held it: an empty claim is no fault.
+  const { completed, retried, failed, deadlocks, lockWaits } = worker.counters;
+  assert.deepEqual({ completed, retried, failed, deadlocks, lockWaits }, { completed: 0, retried: 1, failed: 0, deadlocks: 0, lockWaits: 0 });
   await context.db.admin.query('DELETE FROM jobs');
 });

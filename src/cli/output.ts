@@ -1,3 +1,4 @@
+import type { ConnectionEvent } from '../db/database.js';
 import { Chalk, supportsColor } from 'chalk';
 import type { QueueStats, ServerInfo } from '../queue/types.js';
 import { JOB_STATUSES } from '../queue/types.js';
@@ -47,8 +48,15 @@ export function jobFailedLine(worker: string, id: number, attempt: number, maxAt
 }
 
 /** A worker lost its connection, or has it back. */
-export function connectionLine(worker: string, state: 'lost' | 'restored', detail: string): string {
-  return state === 'lost' ? paint.yellow(`${worker}: lost the connection to the server (${detail}); reconnecting`) : paint.green(`${worker}: connection is back ${detail}`);
+export function connectionLine(worker: string, state: ConnectionEvent['state'], detail: string): string {
+  switch (state) {
+    case 'lost':
+      return paint.yellow(`${worker}: lost the connection to the server (${detail}); reconnecting`);
+    case 'restored':
+      return paint.green(`${worker}: connection is back ${detail}`);
+    case 'moved':
+      return paint.yellow(`${worker}: lost the connection, moved to the next server of the URL: ${detail}`);
+  }
 }
 
 /** The article's generator progress line. */
@@ -107,6 +115,11 @@ export function statsLines(stats: QueueStats, context: StatsContext): string[] {
       `server: ${server.version}, default isolation ${server.isolationLevel} (jobq uses READ-COMMITTED), binlog ${server.binlogEnabled ? server.binlogFormat : 'off'}`,
     ),
   );
+  if (server.galera !== undefined) {
+    const { state, clusterStatus, clusterSize } = server.galera;
+    const line = `galera: this node ${state}, cluster ${clusterStatus} with ${clusterSize} node${clusterSize === 1 ? '' : 's'}`;
+    lines.push(state === 'Synced' && clusterStatus === 'Primary' ? paint.dim(line) : paint.yellow(line));
+  }
   return lines;
 }
 
@@ -144,7 +157,7 @@ export function summaryLines(summary: ProcessingSummary): string[] {
   if (summary.retriedAfterError > 0) lines.push(paint.yellow(`jobs that failed and will be retried = ${summary.retriedAfterError}`));
   if (summary.movedToFailed > 0) lines.push(paint.yellow(`jobs moved to failed (attempts used up) = ${summary.movedToFailed}`));
   if (summary.deadlockRetries + summary.lockWaitRetries > 0) {
-    lines.push(`retried transactions = ${summary.deadlockRetries} deadlocks, ${summary.lockWaitRetries} lock wait timeouts`);
+    lines.push(`retried transactions = ${summary.deadlockRetries} deadlocks or certification conflicts, ${summary.lockWaitRetries} lock wait timeouts`);
   }
   if (summary.crashes > 0) lines.push(paint.red(`worker crashes = ${summary.crashes}`));
   lines.push('', paint.bold('status counts'), ...statusTable(summary.stats));

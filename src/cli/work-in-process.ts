@@ -53,7 +53,7 @@ export async function runWorkerInProcess(
     } finally {
       removeSignalHandlers();
     }
-    const { completed, claims, emptyClaims, failed, retried } = worker.counters;
+    const { completed, claims, emptyClaims, failed, retried, deadlocks, lockWaits } = worker.counters;
     const summary = {
       generated: 0,
       consumed: completed,
@@ -62,8 +62,8 @@ export async function runWorkerInProcess(
       emptyClaims,
       movedToFailed: failed,
       retriedAfterError: retried,
-      deadlockRetries: 0,
-      lockWaitRetries: 0,
+      deadlockRetries: deadlocks,
+      lockWaitRetries: lockWaits,
       crashes: 0,
       elapsedSeconds: (performance.now() - started) / 1000,
       stats: await queue.stats(),

@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import mysql from 'mysql2/promise';
-import type { ConnectionSettings } from '../config/database-url.js';
+import type { ConnectionSettings, ServerAddress } from '../config/database-url.js';
+import { ExitCode, JobqError } from '../errors.js';
+import { assertNodeUsable, GALERA_PROBE_SQL, galeraNodeFrom, NodeNotSyncedError, type GaleraNode } from './galera.js';
 import { describeConnectError, isConnectionLost, isRetryableLockError } from './server-errors.js';
 import { assertSkipLockedSupported, parseServerVersion, type ServerVersion } from './server-version.js';
 
@@ -58,11 +60,20 @@ class PipelinedTransaction implements Transaction {
 /** What {@link Database} reports while it keeps a connection alive. */
 export type ConnectionEvent =
   | { state: 'lost'; error: Error }
-  | { state: 'restored'; downMs: number };
+  | { state: 'restored'; downMs: number }
+  /** The connection was lost and the next server of the URL took over (a Galera node went away). */
+  | { state: 'moved'; error: Error; from: string; to: string };
 
-/** What an outage event says in a line: the error that began it, or how long it lasted. */
+/** What a connection event says in a line: the error that began an outage, how long it lasted, or where the connection went. */
 export function connectionEventDetail(event: ConnectionEvent): string {
-  return event.state === 'lost' ? event.error.message : `after ${(event.downMs / 1000).toFixed(1)} s`;
+  switch (event.state) {
+    case 'lost':
+      return event.error.message;
+    case 'restored':
+      return `after ${(event.downMs / 1000).toFixed(1)} s`;
+    case 'moved':
+      return `from ${event.from} (${event.error.message}) to ${event.to}`;
+  }
 }
 
 export interface DatabaseOptions {
@@ -110,23 +121,45 @@ export class Database {
   /** The reconnect in progress: callers that fail meanwhile wait for it instead of starting another. */
   private reconnecting: Promise<void> | undefined;
 
+  private connection: mysql.Connection;
+  private connected: Connected;
+
   private constructor(
     private readonly options: DatabaseOptions,
-    private connection: mysql.Connection,
-    /** The server's version, read when the first connection was made. */
-    readonly serverVersion: ServerVersion,
-  ) {}
+    connected: Connected,
+  ) {
+    this.connected = connected;
+    this.connection = connected.connection;
+  }
 
-  /** Connects, refuses servers without SKIP LOCKED, and prepares the session. */
+  /**
+   * Connects to the first server of the URL that answers, refuses servers without SKIP LOCKED
+   * and Galera nodes that are not synced, and prepares the session.
+   */
   static async open(options: DatabaseOptions): Promise<Database> {
-    const { connection, version } = options.waitForServer
+    const connected = options.waitForServer
       ? await retryUntilConnected(options, undefined, () => false)
-      : await connectOnce(options);
-    return new Database(options, connection, version);
+      : await connectToFirstAnswering({ ...options, reconnect: false });
+    return new Database(options, connected);
   }
 
   get settings(): ConnectionSettings {
     return this.options.settings;
+  }
+
+  /** The server's version, read when the connection was made. */
+  get serverVersion(): ServerVersion {
+    return this.connected.version;
+  }
+
+  /** The server of the URL this connection went to (after a reconnect, perhaps another). */
+  get server(): ServerAddress {
+    return this.connected.server;
+  }
+
+  /** The Galera node's state when the connection was made; undefined on a server without Galera. */
+  get galera(): GaleraNode | undefined {
+    return this.connected.galera;
   }
 
   /**
@@ -182,30 +215,37 @@ export class Database {
     if (!this.options.reconnect || !isConnectionLost(error)) throw error;
     this.reconnecting ??= (async () => {
       this.connection.destroy();
-      const { connection } = await retryUntilConnected(this.options, error as Error, () => this.closed);
-      this.connection = connection;
+      const from = this.connected.server;
+      this.connected = await retryUntilConnected(this.options, error as Error, () => this.closed);
+      this.connection = this.connected.connection;
+      const to = this.connected.server;
+      if (to !== from) this.options.onConnectionEvent?.({ state: 'moved', error: error as Error, from: `${from.host}:${from.port}`, to: `${to.host}:${to.port}` });
       this.counters.reconnects++;
     })().finally(() => (this.reconnecting = undefined));
     await this.reconnecting;
   }
 }
 
+/** A connection made, and what was learnt of its server on the way. */
+interface Connected {
+  connection: mysql.Connection;
+  version: ServerVersion;
+  server: ServerAddress;
+  galera: GaleraNode | undefined;
+}
+
 /** Connects with capped, jittered exponential backoff, announcing the outage once and its end once. */
-async function retryUntilConnected(
-  options: DatabaseOptions,
-  lostWith: Error | undefined,
-  isClosed: () => boolean,
-): Promise<{ connection: mysql.Connection; version: ServerVersion }> {
+async function retryUntilConnected(options: DatabaseOptions, lostWith: Error | undefined, isClosed: () => boolean): Promise<Connected> {
   const started = Date.now();
   let announced = false;
   for (let delay = RECONNECT_FIRST_DELAY_MS; ; delay = Math.min(delay * 2, RECONNECT_MAX_DELAY_MS)) {
     if (isClosed()) throw new DatabaseClosedError();
     try {
-      const connected = await connectOnce(options);
+      const connected = await connectToFirstAnswering({ ...options, reconnect: true }, lostWith !== undefined);
       if (announced) options.onConnectionEvent?.({ state: 'restored', downMs: Date.now() - started });
       return connected;
     } catch (error) {
-      if (!isConnectionLost(error)) throw describeConnectError(error, options.settings);
+      if (!isWorthWaitingFor(error)) throw error;
       if (!announced) {
         options.onConnectionEvent?.({ state: 'lost', error: lostWith ?? (error as Error) });
         announced = true;
@@ -215,48 +255,80 @@ async function retryUntilConnected(
   }
 }
 
-async function connectOnce(options: DatabaseOptions): Promise<{ connection: mysql.Connection; version: ServerVersion }> {
-  const { settings } = options;
-  let connection: mysql.Connection;
-  try {
-    connection = await mysql.createConnection({
-      host: settings.host,
-      port: settings.port,
-      user: settings.user,
-      password: settings.password,
-      ...(options.withoutDatabase ? {} : { database: settings.database }),
-      ...(settings.socketPath !== undefined && { socketPath: settings.socketPath }),
-      connectTimeout: 5_000,
-      supportBigNumbers: true,
-      dateStrings: true,
-      timezone: 'Z',
-      // Several statements per round trip (START TRANSACTION + first statement, last statement +
-      // COMMIT): a claim cycle costs three round trips instead of six. Safe here because every
-      // value goes through placeholders and the only identifier spliced in is validated.
-      multipleStatements: true,
-      // No stack trace captured for every statement: about 6 % of a busy consumer's CPU in a profile;
-      // a failed statement's error is described in one line (and fully with --verbose) anyway.
-      trace: false,
-    });
-  } catch (error) {
-    if (options.reconnect && isConnectionLost(error)) throw error;
-    throw describeConnectError(error, settings);
+/** A server that is down, or a Galera node that is not synced, may be back soon. */
+const isWorthWaitingFor = (error: unknown) => isConnectionLost(error) || error instanceof NodeNotSyncedError;
+
+/**
+ * The first server of the URL that answers and can be used, in the URL's order. `afterLoss`: the
+ * connection replaces one that was lost (see connectTo). With `reconnect`,
+ * a failure worth waiting for comes back raw, for the caller's retry loop; otherwise as one line
+ * per server tried.
+ */
+async function connectToFirstAnswering(options: DatabaseOptions, afterLoss = false): Promise<Connected> {
+  const { servers } = options.settings;
+  const failures: unknown[] = [];
+  for (const server of servers) {
+    try {
+      return await connectTo(options, server, afterLoss);
+    } catch (error) {
+      if (!isWorthWaitingFor(error)) throw describeConnectError(error, options.settings, server);
+      failures.push(error);
+    }
   }
+  if (options.reconnect) throw failures[failures.length - 1];
+  const described = failures.map((error, i) => describeConnectError(error, options.settings, servers[i]!));
+  if (described.length === 1) throw described[0];
+  throw new JobqError(
+    `no server in --database-url could be used: ${described.map((error) => (error as Error).message).join(' | ')}`,
+    ExitCode.connection,
+    { cause: failures[0] },
+  );
+}
+
+async function connectTo(options: DatabaseOptions, server: ServerAddress, afterLoss: boolean): Promise<Connected> {
+  const { settings } = options;
+  const connection = await mysql.createConnection({
+    host: server.host,
+    port: server.port,
+    user: settings.user,
+    password: settings.password,
+    ...(options.withoutDatabase ? {} : { database: settings.database }),
+    ...(settings.socketPath !== undefined && { socketPath: settings.socketPath }),
+    connectTimeout: 5_000,
+    supportBigNumbers: true,
+    dateStrings: true,
+    timezone: 'Z',
+    // Several statements per round trip (START TRANSACTION + first statement, last statement +
+    // COMMIT): a claim cycle costs three round trips instead of six. Safe here because every
+    // value goes through placeholders and the only identifier spliced in is validated.
+    multipleStatements: true,
+    // No stack trace captured for every statement: about 6 % of a busy consumer's CPU in a profile;
+    // a failed statement's error is described in one line (and fully with --verbose) anyway.
+    trace: false,
+  });
   // A dropped connection is discovered by the next statement; without a listener mysql2 would
   // raise it as an uncaught 'error' event and end the process.
   connection.on('error', () => undefined);
   try {
-    const [rows] = await connection.query('SELECT VERSION() AS version');
-    const version = parseServerVersion(String((rows as Array<{ version: string }>)[0]?.version));
+    const [[versionRows, wsrepOn, wsrepStatus]] = (await connection.query(['SELECT VERSION() AS version', ...GALERA_PROBE_SQL].join(';\n'))) as unknown as [
+      [Array<{ version: string }>, Array<{ Variable_name: string; Value: string }>, Array<{ Variable_name: string; Value: string }>],
+    ];
+    const version = parseServerVersion(String(versionRows[0]?.version));
     assertSkipLockedSupported(version);
+    const galera = galeraNodeFrom(wsrepOn, wsrepStatus);
+    assertNodeUsable(galera, settings.socketPath ?? `${server.host}:${server.port}`);
     // READ COMMITTED: the candidate query sees every committed job without the article's
     // commit-to-drop-the-read-view dance, and no statement takes gap locks, so the generators'
     // inserts never wait on (or deadlock with) the consumers' locking reads. Claims stay exclusive:
     // they rest on row locks and on the status re-checked by the locking read, not on isolation.
     // UTC: lease and age arithmetic happens in the server's clock, with no time zone in between.
-    await connection.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED');
-    await connection.query("SET SESSION time_zone = '+00:00'");
-    return { connection, version };
+    // Causal reads on a Galera node that replaces a lost connection: what this process committed
+    // through the node that went away (a claim, say) is certified cluster-wide but may not be
+    // applied here yet. A settle that ran before it would find no row with its claim token and
+    // leave the jobs to their lease; so would the check of a COMMIT whose answer was lost.
+    const causal = galera !== undefined && afterLoss ? '; SET SESSION wsrep_sync_wait = 1' : '';
+    await connection.query(`SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED; SET SESSION time_zone = '+00:00'${causal}`);
+    return { connection, version, server, galera };
   } catch (error) {
     connection.destroy();
     throw error;

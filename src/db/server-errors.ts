@@ -1,4 +1,4 @@
-import type { ConnectionSettings } from '../config/database-url.js';
+import type { ConnectionSettings, ServerAddress } from '../config/database-url.js';
 import { ExitCode, JobqError } from '../errors.js';
 
 /** The parts of a mysql2 error jobq looks at. */
@@ -17,6 +17,13 @@ export function isRetryableLockError(error: unknown): boolean {
   const { errno } = asDriverError(error);
   return errno === 1213 || errno === 1205;
 }
+
+/**
+ * A Galera node that left the Primary component (or is not synced yet) answers everything but
+ * SHOW and SET with 1047 "WSREP has not yet prepared node for application use": to a worker, as
+ * good as a lost connection; it reconnects, to the next node of the URL that can be used.
+ */
+const NODE_NOT_READY_ERRNO = 1047;
 
 const CONNECTION_LOST_CODES = new Set([
   'PROTOCOL_CONNECTION_LOST',
@@ -37,8 +44,9 @@ const CONNECTION_LOST_CODES = new Set([
  * Such an error is worth a reconnect; the outcome of a COMMIT it interrupted is unknown.
  */
 export function isConnectionLost(error: unknown): boolean {
-  const { code, fatal, message } = asDriverError(error);
+  const { code, errno, fatal, message } = asDriverError(error);
   if (code !== undefined && CONNECTION_LOST_CODES.has(code)) return true;
+  if (errno === NODE_NOT_READY_ERRNO) return true;
   if (message?.includes("Can't add new command when connection is in closed state")) return true;
   return fatal === true && code !== 'ER_ACCESS_DENIED_ERROR' && code !== 'ER_BAD_DB_ERROR';
 }
@@ -47,9 +55,10 @@ export function isConnectionLost(error: unknown): boolean {
  * Turns a driver error met while connecting into one line that says what to do, or returns the
  * error unchanged when jobq has nothing better to say.
  */
-export function describeConnectError(error: unknown, settings: ConnectionSettings): unknown {
+export function describeConnectError(error: unknown, settings: ConnectionSettings, server: ServerAddress): unknown {
+  if (error instanceof JobqError) return error;
   const { code, message } = asDriverError(error);
-  const where = settings.socketPath ?? `${settings.host}:${settings.port}`;
+  const where = settings.socketPath ?? `${server.host}:${server.port}`;
   switch (code) {
     case 'ECONNREFUSED':
       return new JobqError(
@@ -60,7 +69,7 @@ export function describeConnectError(error: unknown, settings: ConnectionSetting
       );
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return new JobqError(`cannot connect: unknown host ${JSON.stringify(settings.host)}; check --database-url`, ExitCode.connection, { cause: error });
+      return new JobqError(`cannot connect: unknown host ${JSON.stringify(server.host)}; check --database-url`, ExitCode.connection, { cause: error });
     case 'ETIMEDOUT':
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':

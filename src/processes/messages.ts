@@ -1,3 +1,4 @@
+import type { ConnectionEvent } from '../db/database.js';
 import type { CandidatePick, Lane } from '../queue/types.js';
 import type { WorkerOptions } from '../worker/options.js';
 import type { WorkerCounters } from '../worker/worker.js';
@@ -64,7 +65,7 @@ export type ChildMessage =
   /** A handler worker's counters since its last report. */
   | { type: 'worked'; counters: WorkerCounters }
   | { type: 'job-failed'; id: number; attempt: number; error: string; final: boolean }
-  | { type: 'connection'; state: 'lost' | 'restored'; detail: string }
+  | { type: 'connection'; state: ConnectionEvent['state']; detail: string }
   /** A handler worker serves its metrics at this URL. */
   | { type: 'metrics'; url: string }
   | { type: 'retries'; deadlocks: number; lockWaits: number }

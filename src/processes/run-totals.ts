@@ -52,6 +52,8 @@ export class RunTotals {
         counts.consumed += message.counters.completed;
         counts.claims += message.counters.claims;
         counts.emptyClaims += message.counters.emptyClaims;
+        counts.deadlocks += message.counters.deadlocks;
+        counts.lockWaits += message.counters.lockWaits;
         if (message.counters.completed > 0) {
           this.firstClaimAt ??= Date.now();
           this.lastSettleAt = Date.now();

@@ -1,5 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
+import { startingWithServer } from '../config/database-url.js';
+import type { ConnectionEvent } from '../db/database.js';
 import { ExitCode, type ExitCodeValue } from '../errors.js';
 import { JobQueue } from '../queue/job-queue.js';
 import type { CandidatePick, QueueStats } from '../queue/types.js';
@@ -44,7 +46,7 @@ export interface ProcessingEvents {
   failedJobs(consumer: number, ids: readonly number[]): void;
   progress(generator: number, counter: number): void;
   jobFailed(consumer: number, id: number, attempt: number, error: string, final: boolean): void;
-  connection(worker: string, state: 'lost' | 'restored', detail: string): void;
+  connection(worker: string, state: ConnectionEvent['state'], detail: string): void;
   workerExited(worker: string, how: string, next: 'restarting' | 'stopping the run'): void;
   metricsServed(worker: string, url: string): void;
 }
@@ -247,19 +249,25 @@ export class Supervisor {
   }
 }
 
-/** One configuration per child: the generators (the jobs shared out among them), then the consumers or handler workers. */
+/**
+ * One configuration per child: the generators (the jobs shared out among them), then the consumers
+ * or handler workers. When the URL lists several servers (the nodes of a Galera cluster), the
+ * children of each role take turns at which one they try first, so that they spread over all of
+ * them; the rest of the list is where each goes when its node is lost.
+ */
 function workerConfigs(options: ProcessingOptions): WorkerConfig[] {
-  const { url, table } = options;
+  const { table } = options;
+  const urlFor = (i: number) => startingWithServer(options.url, i - 1);
   const share = (i: number) =>
     options.jobs === undefined ? undefined : Math.floor(options.jobs / options.generators) + (i <= options.jobs % options.generators ? 1 : 0);
   const configs: WorkerConfig[] = [];
   for (let i = 1; i <= options.generators; i++) {
     const quota = share(i);
-    configs.push({ role: 'generator', number: i, url, table, commitEvery: options.commitEvery, ...(quota !== undefined && { quota }) });
+    configs.push({ role: 'generator', number: i, url: urlFor(i), table, commitEvery: options.commitEvery, ...(quota !== undefined && { quota }) });
   }
   const { batchSize, pick, workMs, keepDone, leaseSeconds, maxAttempts, quiet } = options;
   for (let i = 1; i <= options.consumers; i++) {
-    configs.push({ role: 'consumer', number: i, url, table, batchSize, pick, workMs, keepDone, leaseSeconds, maxAttempts, reportIds: !quiet });
+    configs.push({ role: 'consumer', number: i, url: urlFor(i), table, batchSize, pick, workMs, keepDone, leaseSeconds, maxAttempts, reportIds: !quiet });
   }
   const workers = options.handlerWorkers;
   for (let i = 1; i <= (workers?.count ?? 0); i++) {
@@ -267,7 +275,7 @@ function workerConfigs(options: ProcessingOptions): WorkerConfig[] {
     configs.push({
       role: 'handler-worker',
       number: i,
-      url,
+      url: urlFor(i),
       table,
       handler,
       ...(kinds !== undefined && { kinds }),

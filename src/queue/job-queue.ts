@@ -2,6 +2,7 @@ import type { Connection as CallerConnection, PoolConnection as CallerPoolConnec
 import { parseDatabaseUrl, resolveDatabaseUrl, type ConnectionSettings } from '../config/database-url.js';
 import { quoteIdentifier, validateIdentifier } from '../config/identifiers.js';
 import { Database, type ConnectionEvent, type DatabaseCounters, type DatabaseOptions } from '../db/database.js';
+import { readGaleraNode } from '../db/galera.js';
 import { describeQueryError } from '../db/server-errors.js';
 import type { ServerVersion } from '../db/server-version.js';
 import { ExitCode, JobqError } from '../errors.js';
@@ -151,10 +152,10 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
     return this.db.serverVersion;
   }
 
-  /** Database name, host and port in use (no password). */
+  /** Database name, and the host and port of the server in use (no password). */
   get location(): { host: string; port: number; database: string; user: string } {
-    const { host, port, database, user } = this.db.settings;
-    return { host, port, database, user };
+    const { database, user } = this.db.settings;
+    return { ...this.db.server, database, user };
   }
 
   /** Deadlock and lock-wait retries and reconnects so far on this connection. */
@@ -482,7 +483,14 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
       rows = await this.db.query(statsSql.SERVER_INFO_SQL('tx_isolation'));
     }
     const info = rows[0]!;
-    return { version: info.version, isolationLevel: info.isolation, binlogFormat: info.binlog_format, binlogEnabled: Number(info.log_bin) === 1 };
+    const galera = await readGaleraNode((sql) => this.db.query(sql));
+    return {
+      version: info.version,
+      isolationLevel: info.isolation,
+      binlogFormat: info.binlog_format,
+      binlogEnabled: Number(info.log_bin) === 1,
+      ...(galera !== undefined && { galera }),
+    };
   }
 
   /** Closes the connection. Workers made by {@link work} have their own: stop them first. */

@@ -1,3 +1,4 @@
+import type { GaleraNode } from '../db/galera.js';
 import type { Lane } from './sql/claim.js';
 
 export type { Lane } from './sql/claim.js';
@@ -119,7 +120,7 @@ export interface ClaimOptions {
   /** A job claimed this often already goes to `failed` instead of being claimed again. */
   maxAttempts?: number;
   /**
-   * Claims that run at the same time read disjoint lanes first (`id MOD count = index`), and take
+   * Claims that run at the same time read disjoint lanes first (`id MOD count = index` on one server), and take
    * other lanes' jobs only once those have waited `stealAfterMs`. Omitted: the whole queue.
    */
   lane?: Lane;
@@ -196,4 +197,6 @@ export interface ServerInfo {
   isolationLevel: string;
   binlogFormat: string;
   binlogEnabled: boolean;
+  /** The server is a Galera node: its state and its cluster's (absent on other servers). */
+  galera?: GaleraNode;
 }

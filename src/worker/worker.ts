@@ -44,6 +44,12 @@ export interface WorkerCounters {
   /** Failures sent back for another attempt, and failures that were final. */
   retried: number;
   failed: number;
+  /**
+   * Transactions run again after InnoDB rolled them back: a deadlock, or on Galera a write set
+   * that lost certification to another node's (both error 1213); and lock wait timeouts (1205).
+   */
+  deadlocks: number;
+  lockWaits: number;
 }
 
 export interface StopOptions {
@@ -77,7 +83,7 @@ interface Held {
 export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
   /** Settles when the worker has stopped: rejects with the error that stopped it, if one did. */
   readonly finished: Promise<void>;
-  readonly counters: WorkerCounters = { claims: 0, emptyClaims: 0, completed: 0, retried: 0, failed: 0 };
+  readonly counters: WorkerCounters = { claims: 0, emptyClaims: 0, completed: 0, retried: 0, failed: 0, deadlocks: 0, lockWaits: 0 };
   private readonly options: ResolvedWorkerOptions;
   private readonly handlers: ResolvedHandlers;
   private readonly waiting: Held[] = [];
@@ -136,6 +142,8 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
         const loop: ClaimLoop = new ClaimLoop(db, context.quotedTable, loopSettings, gate, this.sinkFor(() => loop), (result) => {
           if (result.claim.jobs.length > 0 || result.claim.candidates > 0) this.counters.claims++;
           if (result.claim.jobs.length === 0 && result.claim.candidates > 0) this.counters.emptyClaims++;
+          this.counters.deadlocks = sum(connections, (db) => db.counters.deadlockRetries);
+          this.counters.lockWaits = sum(connections, (db) => db.counters.lockWaitRetries);
           if (this.options.once) void this.stopIfDrained(() => this.hasUnpausedDueWork(context, connections[0]!));
         });
         return loop;
@@ -330,3 +338,5 @@ function startsInPriorityOrder(waiting: Held[], held: Held): void {
   while (at > 0 && waiting[at - 1]!.job.priority > held.job.priority) at--;
   waiting.splice(at, 0, held);
 }
+
+const sum = <T>(items: readonly T[], of: (item: T) => number): number => items.reduce((total, item) => total + of(item), 0);

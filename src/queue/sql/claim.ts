@@ -13,8 +13,8 @@
  * LIMIT matching entries, however long the queue is.
  */
 
-// Spreading consumers over lanes (`id MOD lanes = lane`) so that they do not all fight over the
-// head of the queue. Measured with `npm run bench` (100,000 queued jobs, batch 100, 2 cores,
+// Spreading consumers over lanes (LANE_FILTER: `id MOD lanes = lane` on a single server) so that
+// they do not all fight over the head of the queue. Measured with `npm run bench` (100,000 queued jobs, batch 100, 2 cores,
 // MariaDB 10.11): with every consumer reading the same oldest 100 ids, 10 consumers drained
 // 2,900 jobs/s with 95 % empty claims (one wins each round, nine find their candidates locked);
 // with the article's random first letter, 11,600 jobs/s with 23 % empty claims; with lanes,
@@ -32,7 +32,15 @@
  */
 export type ClaimScope = { kinds?: readonly string[]; withoutKind?: boolean };
 
-/** A lane to claim from first: the jobs with `id MOD count = index`. */
+/**
+ * The jobs of a lane, as a filter on index entries. Ids step by auto_increment_increment: 1 on a
+ * single server, the cluster size on Galera (wsrep_auto_increment_control), where each node hands
+ * out ids of one remainder. `id MOD 3` there put every job written through one node of three into
+ * one lane of three; dividing by the step first spreads them again. Params: lane count, lane index.
+ */
+const LANE_FILTER = ' AND (id DIV @@auto_increment_increment) MOD ? = ?';
+
+/** A lane to claim from first: the jobs that LANE_FILTER gives to `index` of `count`. */
 export interface Lane {
   index: number;
   count: number;
@@ -127,7 +135,7 @@ export function candidatesOldest(table: string, scope: ClaimScope, lane: Lane = 
   const head = Math.min(limit, HEAD_READ_LIMIT);
   const [sql, values] = union(scope, limit, (byKind) => [
     rangeRead(table, byKind, 'expired'),
-    rangeRead(table, byKind, 'lane', ' AND id MOD ? = ?', [lane.count, lane.index]),
+    rangeRead(table, byKind, 'lane', LANE_FILTER, [lane.count, lane.index]),
     ...(lane.count > 1 ? [{ ...rangeRead(table, byKind, 'ahead'), limit: head }] : []),
   ]);
   if (!scope.withoutKind) return [sql, values];
@@ -144,7 +152,7 @@ export function candidatesOldest(table: string, scope: ClaimScope, lane: Lane = 
 const withoutKindRead = (table: string) => `
   (SELECT id, ${PART.lane} AS part, waiting_priority AS priority FROM ${table} FORCE INDEX (kind_status_priority_run_after)
     WHERE kind IS NULL AND kind_status IS NULL AND kind_run_after IS NULL
-      AND status = 'unclaimed' AND run_after <= NOW(6) AND id MOD ? = ?
+      AND status = 'unclaimed' AND run_after <= NOW(6)${LANE_FILTER}
     ORDER BY waiting_priority, id LIMIT ?)`;
 
 /**
@@ -155,11 +163,11 @@ const withoutKindRead = (table: string) => `
  */
 export function candidatesByPrefix(table: string, pattern: string, lane: Lane = WHOLE_QUEUE, limit: number): readonly [string, unknown[]] {
   const expired = rangeRead(table, false, 'expired');
-  const oldest = rangeRead(table, false, 'lane', ' AND id MOD ? = ?');
+  const oldest = rangeRead(table, false, 'lane', LANE_FILTER);
   const sql = `${expired.sql}
   UNION
   (SELECT id, ${PART.lane} AS part, waiting_priority AS priority FROM ${table} FORCE INDEX (status_d)
-    WHERE status = 'unclaimed' AND d LIKE ? AND run_after <= NOW(6) AND id MOD ? = ?
+    WHERE status = 'unclaimed' AND d LIKE ? AND run_after <= NOW(6)${LANE_FILTER}
     LIMIT ?)
   UNION${oldest.sql}`;
   return [sql, [limit, pattern, lane.count, lane.index, limit, lane.count, lane.index, limit]];

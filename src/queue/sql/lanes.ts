@@ -1,7 +1,7 @@
 /**
  * Lanes: rows of `jobq_lanes`, one per claim turn that may run at once against a queue. A claim
  * locks one with SKIP LOCKED inside its own transaction and reads candidates from that lane
- * (`id MOD lanes = lane`) only, so concurrent claims never chase the same ids; the lock ends with
+ * (LANE_FILTER in sql/claim.ts) only, so concurrent claims never chase the same ids; the lock ends with
  * the claim's COMMIT, or with its connection. One table serves every queue of a database.
  */
 

@@ -122,7 +122,7 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'claim turns coordinated through lane rows, for workers that share no parent process',
     // Workers on many machines share nothing but the server, so the server holds their turns: a
     // claim locks one row of jobq_lanes with SKIP LOCKED in its own transaction and claims from
-    // that lane (id MOD lanes). No two claims in flight read the same candidates, and no more
+    // that lane (LANE_FILTER in sql/claim.ts). No two claims in flight read the same candidates, and no more
     // claims run at once than there are rows. Row locks, not GET_LOCK(): Galera refuses
     // GET_LOCK (MDEV-30473), and a row lock ends with the transaction, also when the worker dies.
     sql: (table) => `

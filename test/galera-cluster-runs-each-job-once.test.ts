@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, test, type TestContext } from 'node:test';
+import { GaleraCluster } from './helpers/galera-cluster.js';
+import { prefill } from './helpers/queue-fixtures.js';
+import { duplicates, parseClaimLines, runCli, startCli, type CliResult } from './helpers/run-cli.js';
+
+// Galera's row locks are local to a node: two nodes can claim the same job, and the one that
+// commits second loses certification (1213 at COMMIT). These tests run jobq with its processes
+// spread over the three nodes of a real cluster and check that no job is lost or handled twice.
+
+const cluster = new GaleraCluster();
+let unavailable: string | undefined;
+const NOOP_HANDLER = fileURLToPath(new URL('../../scripts/bench/noop-handler.mjs', import.meta.url));
+/** Conflicts as the nodes count them: write sets that failed certification, and local transactions aborted for a replicated one. */
+const CONFLICT_COUNTERS = ['wsrep_local_cert_failures', 'wsrep_local_bf_aborts', 'Innodb_deadlocks'];
+
+before(async () => {
+  unavailable = await cluster.start();
+});
+after(async () => {
+  if (unavailable === undefined) await cluster.script('destroy');
+});
+
+const skipped = (t: TestContext) => (unavailable === undefined ? false : (t.skip(unavailable), true));
+
+const retriedTransactions = (result: CliResult) => Number(/^retried transactions = (\d+) /m.exec(result.stdout)?.[1] ?? 0);
+
+/** Rows of the jobs table by status, read on node N. */
+async function statusCounts(node: number, database: string): Promise<{ total: number; done: number; claimedOnce: number }> {
+  const connection = await cluster.connect(node, database);
+  try {
+    const [rows] = await connection.query("SELECT COUNT(*) AS total, SUM(status = 'done') AS done, SUM(attempts = 1) AS claimedOnce FROM jobs");
+    const row = (rows as Array<Record<string, string>>)[0]!;
+    return { total: Number(row.total), done: Number(row.done), claimedOnce: Number(row.claimedOnce) };
+  } finally {
+    await connection.end();
+  }
+}
+
+/** Ids of the jobs table, read on node N. */
+async function tableIds(node: number, database: string): Promise<number[]> {
+  const connection = await cluster.connect(node, database);
+  try {
+    const [rows] = await connection.query('SELECT id FROM jobs ORDER BY id');
+    return (rows as Array<{ id: number }>).map((row) => Number(row.id));
+  } finally {
+    await connection.end();
+  }
+}
+
+test('stats names the Galera node and its cluster, and refuses a node that is not synced', async (t) => {
+  if (skipped(t)) return;
+  assert.equal((await runCli(['setup-tables', '--database-url', cluster.url('galera_stats')])).code, 0);
+  const synced = await runCli(['stats', '--database-url', cluster.url('galera_stats', [2])]);
+  assert.equal(synced.code, 0, synced.stderr);
+  assert.match(synced.stdout, /^galera: this node Synced, cluster Primary with 3 nodes$/m);
+  assert.match(synced.stdout, new RegExp(`^table jobs in galera_stats at 127\\.0\\.0\\.1:${cluster.port(2)}`, 'm'));
+
+  const node2 = await cluster.connect(2);
+  try {
+    await node2.query('SET GLOBAL wsrep_desync = ON');
+    const refused = await runCli(['stats', '--database-url', cluster.url('galera_stats', [2])]);
+    assert.equal(refused.code, 3, 'a node that is not synced is a connection problem (exit 3)');
+    assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
+    assert.match(refused.stderr, new RegExp(`^jobq: the Galera node at 127\\.0\\.0\\.1:${cluster.port(2)} is Donor/Desynced in a Primary component, not Synced`));
+    const fellBack = await runCli(['stats', '--database-url', cluster.url('galera_stats', [2, 3])]);
+    assert.equal(fellBack.code, 0, fellBack.stderr);
+    assert.match(fellBack.stdout, new RegExp(`at 127\\.0\\.0\\.1:${cluster.port(3)}`), 'the next node of the URL is used');
+  } finally {
+    await node2.query('SET GLOBAL wsrep_desync = OFF');
+    await node2.end();
+  }
+});
+
+test('2 generators and 10 consumers spread over 3 nodes for 20 s, then a drain: every job done once, certification conflicts retried and counted', async (t) => {
+  if (skipped(t)) return;
+  const database = 'galera_spread';
+  const url = cluster.url(database);
+  assert.equal((await runCli(['setup-tables', '--database-url', url])).code, 0);
+  const conflictsBefore = await cluster.statusSum([1, 2, 3], CONFLICT_COUNTERS);
+  const certificationFailuresBefore = await cluster.statusSum([1, 2, 3], ['wsrep_local_cert_failures']);
+
+  const busy = await runCli(['start-processing', '-g', '2', '-c', '10', '--duration', '20', '--keep-done', '--database-url', url]);
+  assert.equal(busy.code, 0, busy.stderr);
+  const drain = await runCli(['start-processing', '-g', '0', '-c', '10', '--until-empty', '--keep-done', '--database-url', url]);
+  assert.equal(drain.code, 0, drain.stderr);
+
+  const generated = Number(/^jobs generated = (\d+)$/m.exec(busy.stdout)?.[1]);
+  const claimed = [...parseClaimLines(busy.stdout), ...parseClaimLines(drain.stdout)].flatMap((claim) => claim.ids);
+  assert.ok(generated > 5000, `the generators made jobs through the cluster: ${generated}`);
+  assert.deepEqual(duplicates(claimed), [], 'no id reported claimed twice: a claim that lost certification is never reported');
+  assert.deepEqual([...claimed].sort((a, b) => a - b), await tableIds(3, database), 'every job in the table was claimed');
+  assert.deepEqual(await statusCounts(3, database), { total: generated, done: generated, claimedOnce: generated });
+
+  // Every certification failure reaches a client as 1213 and is retried; a local transaction
+  // aborted for a replicated write set is retried too, unless Galera replayed it itself.
+  const retried = retriedTransactions(busy) + retriedTransactions(drain);
+  const conflicts = (await cluster.statusSum([1, 2, 3], CONFLICT_COUNTERS)) - conflictsBefore;
+  const certificationFailures = (await cluster.statusSum([1, 2, 3], ['wsrep_local_cert_failures'])) - certificationFailuresBefore;
+  t.diagnostic(`${generated} jobs; jobq retried ${retried} transactions; the nodes counted ${certificationFailures} certification failures, ${conflicts} conflicts in all`);
+  assert.ok(retried >= certificationFailures && retried <= conflicts, `retried ${retried}, certification failures ${certificationFailures}, all conflicts ${conflicts}`);
+});
+
+test('jobq work on nodes 2 and 3 at once drains jobs enqueued on node 1: each handled once', async (t) => {
+  if (skipped(t)) return;
+  const database = 'galera_work';
+  assert.equal((await runCli(['setup-tables', '--database-url', cluster.url(database, [1])])).code, 0);
+  await prefill(cluster.url(database, [1]), 20_000);
+  const work = (first: number) =>
+    runCli(['work', '--handler', NOOP_HANDLER, '--once', '--consumers', '4', '--keep-done', '--database-url', cluster.url(database, [first, 1])]);
+  const results = await Promise.all([work(2), work(3)]);
+  for (const result of results) assert.equal(result.code, 0, result.stderr);
+  const summaries = results.map((result, i) => `node ${i + 2}: ${result.stdout.match(/^(jobs consumed|empty claims|retried transactions) = .*$/gm)?.join('; ')}`).join(' | ');
+  t.diagnostic(summaries);
+  assert.deepEqual(await statusCounts(1, database), { total: 20_000, done: 20_000, claimedOnce: 20_000 }, `every job done, each claimed once (${summaries})`);
+  const completed = results.map((result) => Number(/^jobs consumed = (\d+)$/m.exec(result.stdout)?.[1]));
+  assert.equal(completed[0]! + completed[1]!, 20_000, `the two runs count every job once: ${summaries}`);
+});
+
+test('one node killed with SIGKILL at 10 s: its processes move to the others, nothing is lost or done twice', async (t) => {
+  if (skipped(t)) return;
+  const database = 'galera_node_loss';
+  const url = cluster.url(database);
+  assert.equal((await runCli(['setup-tables', '--database-url', url])).code, 0);
+  // The default lease (60 s): the cluster stalls for some seconds until it has evicted the dead
+  // node, and a lease of 5 s ran out meanwhile, so that jobs went to a second consumer.
+  const keepDone = ['--keep-done', '--database-url', url];
+  const busy = startCli(['start-processing', '-g', '2', '-c', '10', '--duration', '20', ...keepDone]);
+  await sleep(10_000);
+  await cluster.script('kill-node', '2');
+  const busyResult = await busy.done;
+  assert.equal(busyResult.code, 0, busyResult.stderr);
+  const moved = new RegExp(`lost the connection, moved to the next server of the URL: from 127\\.0\\.0\\.1:${cluster.port(2)} .* to 127\\.0\\.0\\.1:${cluster.port(3)}$`, 'm');
+  assert.match(busyResult.stderr, moved, 'the processes on node 2 went on through node 3');
+  const drain = await runCli(['start-processing', '-g', '0', '-c', '10', '--until-empty', ...keepDone]);
+  assert.equal(drain.code, 0, drain.stderr);
+
+  const generated = Number(/^jobs generated = (\d+)$/m.exec(busyResult.stdout)?.[1]);
+  const claimed = [...parseClaimLines(busyResult.stdout), ...parseClaimLines(drain.stdout)].flatMap((claim) => claim.ids);
+  assert.deepEqual(duplicates(claimed), [], 'no id reported claimed twice');
+  const ids = await tableIds(1, database);
+  assert.equal(ids.length, generated, 'every generated job is in the table once');
+  assert.deepEqual([...claimed].sort((a, b) => a - b), ids, 'every job was claimed');
+  const counts = await statusCounts(1, database);
+  assert.equal(counts.done, generated, 'every job ended done');
+  assert.equal(counts.claimedOnce, generated, 'no job was claimed twice');
+  t.diagnostic(`${generated} jobs; retried ${retriedTransactions(busyResult) + retriedTransactions(drain)} transactions`);
+  await cluster.script('start-node', '2');
+});
