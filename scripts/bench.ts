@@ -22,6 +22,11 @@
  *              at the default priority; and the drain with keepDone into a table that already
  *              holds 1,000,000 done jobs against an empty one. Each pair takes turns over
  *              BENCH_ROUNDS rounds (default 5); medians.
+ *   galera     (not in the default set) 20,000 queued jobs drained by two `jobq work --once
+ *              --consumers 4` started at once: on this server, and on a 3-node Galera cluster on
+ *              this machine (scripts/galera-cluster.sh) with both on one node, and with one on
+ *              node 2 and one on node 3. Taking turns over BENCH_ROUNDS; medians. Skipped with
+ *              one line when the cluster does not start.
  *
  * Environment: BENCH_JOBS (default 200000), BENCH_CONSUMERS (default 1,2,4,10,16),
  * BENCH_STEADY_SECONDS (default 30), BENCH_BACKLOG (default 1000000; 0 skips it),
@@ -31,14 +36,14 @@
  * Writes bench-results/latest.json and bench-results/drain-vs-consumers.svg.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import mysql from 'mysql2/promise';
 import { JobQueue } from '../src/index.js';
 import { MIGRATIONS } from '../src/queue/sql/schema.js';
-import { readServerCounters, readServerSettings, sampleRss, type ServerCounters } from './bench/server-probe.js';
+import { cpuSecondsOf, readServerCounters, serverPid, readServerSettings, sampleRss, type ServerCounters } from './bench/server-probe.js';
 import { buildBaseline } from './bench/baseline-build.js';
 import { lineChart } from './bench/svg-chart.js';
 import { startCli, type CliResult } from '../test/helpers/run-cli.js';
@@ -62,6 +67,7 @@ const url = `mysql://root@127.0.0.1:3306/${database}`;
 const NODE_SCRIPT = (name: string) => fileURLToPath(new URL(`./bench/${name}`, import.meta.url));
 const NOOP_HANDLER = fileURLToPath(new URL('../../scripts/bench/noop-handler.mjs', import.meta.url));
 const JOBQ_BIN = fileURLToPath(new URL('../../bin/jobq.js', import.meta.url));
+const GALERA_SCRIPT = fileURLToPath(new URL('../../scripts/galera-cluster.sh', import.meta.url));
 
 interface Result {
   scenario: string;
@@ -407,6 +413,63 @@ async function operations(): Promise<Result[]> {
   return [...ratio(priorities), ...ratio(totals), ...ratio(doneRows)];
 }
 
+const GALERA_JOBS = 20_000;
+const GALERA = { base: 4400, dir: '/tmp/jobq-bench-galera' };
+
+/** 20,000 jobs queued through `prefillUrl`, drained by one `jobq work --once --consumers 4` per URL, all started at once. */
+async function twoWorkerDrain(prefillUrl: string, workerUrls: string[], serverCpuSeconds: () => number): Promise<Result> {
+  const queue = await JobQueue.open({ url: prefillUrl, createDatabase: true });
+  try {
+    await queue.setup({ recreate: true, force: true });
+    for (let done = 0; done < GALERA_JOBS; done += 1000) await queue.enqueueMany(Array.from({ length: 1000 }, () => ({})));
+  } finally {
+    await queue.close();
+  }
+  const cpuBefore = serverCpuSeconds();
+  const run = await timedProcesses(workerUrls.map((workerUrl) => [JOBQ_BIN, 'work', '--handler', NOOP_HANDLER, '--once', '--consumers', '4', '--database-url', workerUrl]));
+  const consumed = run.outputs.reduce((sum, out) => sum + summaryNumber(out, 'jobs consumed'), 0);
+  if (consumed !== GALERA_JOBS) throw new Error(`the drain handled ${consumed} jobs, not ${GALERA_JOBS}`);
+  const retried = run.outputs.reduce((sum, out) => sum + Number(/^retried transactions = (\d+)/m.exec(out)?.[1] ?? 0), 0);
+  return {
+    scenario: '',
+    consumers: 4 * workerUrls.length,
+    jobs: GALERA_JOBS,
+    jobsPerSecond: Math.round(GALERA_JOBS / run.seconds),
+    emptyClaimPercent: Math.round((10 * run.outputs.reduce((sum, out) => sum + emptyClaimPercent(out), 0)) / run.outputs.length) / 10,
+    deadlocks: retried,
+    lockWaits: 0,
+    serverCpuPercent: Math.round((100 * (serverCpuSeconds() - cpuBefore)) / run.seconds),
+    peakTreeRssMiB: Math.round(run.peakTreeMiB),
+  };
+}
+
+/** The two-worker drain on this server against a 3-node Galera cluster; "deadlocks" are retried transactions (certification conflicts). */
+async function galera(): Promise<Result[]> {
+  const cluster = (command: string) =>
+    execFileSync('bash', [GALERA_SCRIPT, command], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, JOBQ_GALERA_BASE_PORT: String(GALERA.base), JOBQ_GALERA_DIR: GALERA.dir } });
+  try {
+    cluster('start');
+  } catch (error) {
+    console.error(`galera: skipped, the cluster did not start: ${String((error as { stderr?: string }).stderr ?? error).trim()}`);
+    return [];
+  }
+  try {
+    const node = (n: number) => `mysql://root@127.0.0.1:${GALERA.base + n}/${database}`;
+    const nodesCpu = () => [1, 2, 3].reduce((sum, n) => sum + cpuSecondsOf(Number(readFileSync(`${GALERA.dir}/node${n}/mysqld.pid`, 'utf8'))), 0);
+    const localPid = await serverPid(admin);
+    const localCpu = () => (localPid === undefined ? NaN : cpuSecondsOf(localPid));
+    return ratio(
+      await alternating({
+        'two-workers-one-server': () => twoWorkerDrain(url, [url, url], localCpu),
+        'galera-two-workers-on-node-2': () => twoWorkerDrain(node(1), [node(2), node(2)], nodesCpu),
+        'galera-two-workers-on-nodes-2-and-3': () => twoWorkerDrain(node(1), [node(2), node(3)], nodesCpu),
+      }),
+    );
+  } finally {
+    cluster('destroy');
+  }
+}
+
 /** A pair's rows with each one's ratio to the first of the pair. */
 const ratio = (rows: Result[]) => rows.map((row) => ({ ...row, extra: { ...row.extra, toFirstOfPair: Math.round((100 * row.jobsPerSecond) / rows[0]!.jobsPerSecond) / 100 } }));
 
@@ -428,6 +491,7 @@ try {
     if (STEADY_SECONDS > 0) for (const result of await steadyUser(STEADY_SECONDS)) log(result);
   }
   if (SCENARIOS.includes('operations')) for (const result of await operations()) log(result);
+  if (SCENARIOS.includes('galera')) for (const result of await galera()) log(result);
   if (SCENARIOS.includes('demo')) {
     for (const k of CONSUMERS) log(await drain(k, JOBS));
     if (STEADY_SECONDS > 0) log(await steady());

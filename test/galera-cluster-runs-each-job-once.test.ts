@@ -94,13 +94,15 @@ test('2 generators and 10 consumers spread over 3 nodes for 20 s, then a drain: 
   assert.deepEqual([...claimed].sort((a, b) => a - b), await tableIds(3, database), 'every job in the table was claimed');
   assert.deepEqual(await statusCounts(3, database), { total: generated, done: generated, claimedOnce: generated });
 
-  // Every certification failure reaches a client as 1213 and is retried; a local transaction
-  // aborted for a replicated write set is retried too, unless Galera replayed it itself.
+  // Every certification failure reaches a client as 1213 and is retried and counted. A local
+  // transaction aborted for a replicated write set is retried too, unless Galera replayed it
+  // itself; a claim that jobq finds overtaken by another node is retried without any server
+  // counter moving. So the nodes' counts bound jobq's from below only.
   const retried = retriedTransactions(busy) + retriedTransactions(drain);
   const conflicts = (await cluster.statusSum([1, 2, 3], CONFLICT_COUNTERS)) - conflictsBefore;
   const certificationFailures = (await cluster.statusSum([1, 2, 3], ['wsrep_local_cert_failures'])) - certificationFailuresBefore;
   t.diagnostic(`${generated} jobs; jobq retried ${retried} transactions; the nodes counted ${certificationFailures} certification failures, ${conflicts} conflicts in all`);
-  assert.ok(retried >= certificationFailures && retried <= conflicts, `retried ${retried}, certification failures ${certificationFailures}, all conflicts ${conflicts}`);
+  assert.ok(retried >= certificationFailures, `retried ${retried}, certification failures ${certificationFailures}, all conflicts ${conflicts}`);
 });
 
 test('jobq work on nodes 2 and 3 at once drains jobs enqueued on node 1: each handled once', async (t) => {

@@ -12,7 +12,14 @@ export interface ServerCounters {
 
 const CLOCK_TICKS = 100;
 
-function serverPid(): number | undefined {
+/** The server `admin` is connected to, by its pid file; else the first mariadbd/mysqld running. */
+export async function serverPid(admin: mysql.Connection): Promise<number | undefined> {
+  const [rows] = await admin.query('SELECT @@pid_file AS pidFile');
+  try {
+    return Number(readFileSync(String((rows as Array<{ pidFile: string }>)[0]?.pidFile), 'utf8').trim());
+  } catch {
+    // not readable from here: fall back to the process list
+  }
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
@@ -29,14 +36,15 @@ function serverPid(): number | undefined {
 export async function readServerCounters(admin: mysql.Connection): Promise<ServerCounters> {
   const [rows] = await admin.query("SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_deadlocks', 'Innodb_row_lock_waits')");
   const status = Object.fromEntries((rows as Array<{ Variable_name: string; Value: string }>).map((r) => [r.Variable_name, Number(r.Value)]));
-  const pid = serverPid();
-  let cpuSeconds = NaN;
-  if (pid !== undefined) {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    cpuSeconds = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  }
-  return { deadlocks: status.Innodb_deadlocks ?? NaN, rowLockWaits: status.Innodb_row_lock_waits ?? 0, cpuSeconds };
+  const pid = await serverPid(admin);
+  return { deadlocks: status.Innodb_deadlocks ?? NaN, rowLockWaits: status.Innodb_row_lock_waits ?? 0, cpuSeconds: pid === undefined ? NaN : cpuSecondsOf(pid) };
+}
+
+/** CPU seconds (user + system) a process has used, from /proc. */
+export function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
 /** Server settings worth printing next to the figures. */

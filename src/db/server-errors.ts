@@ -12,6 +12,14 @@ interface DriverError {
 const asDriverError = (error: unknown): DriverError =>
   typeof error === 'object' && error !== null ? (error as DriverError) : {};
 
+/**
+ * A conflict jobq found itself: a write changed fewer rows than the rows it had locked, because
+ * another node's transaction got to them (Galera). Handled as a deadlock: rolled back, run again.
+ */
+export class WriteConflictError extends Error {
+  readonly errno = 1213;
+}
+
 /** Deadlock (1213) or lock wait timeout (1205): InnoDB rolled back; the transaction can run again. */
 export function isRetryableLockError(error: unknown): boolean {
   const { errno } = asDriverError(error);

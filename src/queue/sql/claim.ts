@@ -194,14 +194,15 @@ export const LOCK_CANDIDATES_SQL = (table: string) => `
    FOR UPDATE SKIP LOCKED`;
 
 /**
- * Marks locked rows as ours until the lease ends; every claim counts an attempt.
- * Params: owner id, claim token, lease in microseconds, [ids].
+ * Marks locked rows as ours until the lease ends; every claim counts an attempt. Claimability is
+ * checked again: on one server the rows are locked and it always holds, but Galera's locks are
+ * per node (see claim-turn.ts). Params: owner id, claim token, lease in microseconds, [ids].
  */
 export const MARK_CLAIMED_SQL = (table: string) => `
   UPDATE ${table} FORCE INDEX (PRIMARY)
      SET status = 'claimed', owner_id = ?, owner_date = NOW(6), claim_token = ?,
          run_after = NOW(6) + INTERVAL ? MICROSECOND, attempts = attempts + 1
-   WHERE id IN (?)`;
+   WHERE id IN (?) AND ${CLAIMABLE}`;
 
 /**
  * Locked rows that have used up their attempts (their last lease ran out) stop here.
