@@ -17,10 +17,26 @@ const parseId = numberIn(1, Number.MAX_SAFE_INTEGER);
 /** A commander collector for job ids: `--ids 1041 1042`, or the flag given more than once. */
 export const idList = (value: string, previous: number[] = []): number[] => [...previous, parseId(value)];
 
-/** Options every command that talks to the database takes. */
+/** Options every command that talks to the database takes; the replica ones only commands that claim. */
 export interface ConnectionOptions {
   databaseUrl?: string;
   table: string;
+  replicaUrl?: string;
+  replicaMaxLag?: number;
+}
+
+/** For the commands that claim: a replica to read candidates from. */
+export function addReplicaOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--replica-url <url>', 'a replica of the server to read claim candidates from (same database); locking and claiming stay on the primary'))
+    .addOption(
+      new Option('--replica-max-lag <seconds>', 'read candidates on the primary while the replica is further behind than this, or down').argParser(numberIn(0.001, 86_400, false)).default(1),
+    );
+}
+
+/** The replica settings for JobQueue.open and the worker processes, when a replica was named. */
+export function replicaOf(options: ConnectionOptions): { url: string; maxLagSeconds: number } | undefined {
+  return options.replicaUrl === undefined ? undefined : { url: options.replicaUrl, maxLagSeconds: options.replicaMaxLag ?? 1 };
 }
 
 export function addConnectionOptions(command: Command): Command {

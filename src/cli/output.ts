@@ -56,6 +56,10 @@ export function connectionLine(worker: string, state: ConnectionEvent['state'], 
       return paint.green(`${worker}: connection is back ${detail}`);
     case 'moved':
       return paint.yellow(`${worker}: lost the connection, moved to the next server of the URL: ${detail}`);
+    case 'replica-bypassed':
+      return paint.yellow(`${worker}: ${detail}`);
+    case 'replica-used':
+      return paint.green(`${worker}: ${detail}`);
   }
 }
 

@@ -1,7 +1,7 @@
 import { resolveDatabaseUrl } from '../config/database-url.js';
 import { JobQueue } from '../queue/job-queue.js';
 import { Supervisor, type ProcessingEvents, type ProcessingOptions } from '../processes/supervisor.js';
-import type { ConnectionOptions } from './options.js';
+import { replicaOf, type ConnectionOptions } from './options.js';
 import { claimLine, connectionLine, jobFailedLine, LineWriter, paint, progressLine, summaryLines } from './output.js';
 import { onInterrupts } from './signals.js';
 
@@ -12,10 +12,11 @@ import { onInterrupts } from './signals.js';
  */
 export async function runSupervised(connection: ConnectionOptions, processing: Omit<ProcessingOptions, 'url' | 'table'>): Promise<number> {
   const url = resolveDatabaseUrl(connection.databaseUrl);
-  const queue = await JobQueue.open({ url, table: connection.table, reconnect: true });
+  const replica = replicaOf(connection);
+  const queue = await JobQueue.open({ url, table: connection.table, reconnect: true, ...(replica !== undefined && { replicaUrl: replica.url }) });
   try {
     await queue.assertReady();
-    return await supervise(queue, { ...processing, url, table: connection.table });
+    return await supervise(queue, { ...processing, url, table: connection.table, ...(replica !== undefined && { replica }) });
   } finally {
     await queue.close();
   }

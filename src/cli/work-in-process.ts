@@ -5,7 +5,7 @@ import { JobqError } from '../errors.js';
 import { JobQueue } from '../queue/job-queue.js';
 import type { LoadedHandlers } from '../processes/handler-module.js';
 import type { ResolvedWorkerOptions } from '../worker/options.js';
-import type { ConnectionOptions } from './options.js';
+import { replicaOf, type ConnectionOptions } from './options.js';
 import { connectionLine, jobFailedLine, LineWriter, paint, summaryLines } from './output.js';
 import { onInterrupts } from './signals.js';
 
@@ -20,7 +20,13 @@ export async function runWorkerInProcess(
   metrics?: { host: string; port: number; access: Access },
 ): Promise<number> {
   const started = performance.now();
-  const queue = await JobQueue.open({ url: connection.databaseUrl, table: connection.table, reconnect: true });
+  const replica = replicaOf(connection);
+  const queue = await JobQueue.open({
+    url: connection.databaseUrl,
+    table: connection.table,
+    reconnect: true,
+    ...(replica !== undefined && { replicaUrl: replica.url, replicaMaxLagSeconds: replica.maxLagSeconds }),
+  });
   let served: Awaited<ReturnType<typeof listenForWorkerMetrics>> | undefined;
   try {
     await queue.assertReady();

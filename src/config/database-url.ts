@@ -39,10 +39,10 @@ export function resolveDatabaseUrl(flag: string | undefined, cwdEnvFile = '.env'
 
 const EXPECTED = '(expected mysql://user:password@host:3306/database, or host1:3306,host2:3306 for several servers)';
 
-/** Parses a database URL; anything malformed is a usage error naming the part that is wrong. */
-export function parseDatabaseUrl(text: string): ConnectionSettings {
+/** Parses a database URL; anything malformed is a usage error naming the part that is wrong. `name`: what the URL is, for the message. */
+export function parseDatabaseUrl(text: string, name = 'database URL'): ConnectionSettings {
   const fail = (what: string): never => {
-    throw new JobqError(`invalid database URL ${JSON.stringify(redactPassword(text))}: ${what} ${EXPECTED}`, ExitCode.usage);
+    throw new JobqError(`invalid ${name} ${JSON.stringify(redactPassword(text))}: ${what} ${EXPECTED}`, ExitCode.usage);
   };
   const hostList = splitHostList(text);
   // WHATWG URL takes one host; each server of a list is read in a URL of its own.

@@ -3,6 +3,7 @@ import mysql from 'mysql2/promise';
 import type { ConnectionSettings, ServerAddress } from '../config/database-url.js';
 import { ExitCode, JobqError } from '../errors.js';
 import { assertNodeUsable, GALERA_PROBE_SQL, galeraNodeFrom, NodeNotSyncedError, type GaleraNode } from './galera.js';
+import type { ReplicaEvent } from './replica.js';
 import { describeConnectError, isConnectionLost, isRetryableLockError } from './server-errors.js';
 import { assertSkipLockedSupported, parseServerVersion, type ServerVersion } from './server-version.js';
 
@@ -62,7 +63,9 @@ export type ConnectionEvent =
   | { state: 'lost'; error: Error }
   | { state: 'restored'; downMs: number }
   /** The connection was lost and the next server of the URL took over (a Galera node went away). */
-  | { state: 'moved'; error: Error; from: string; to: string };
+  | { state: 'moved'; error: Error; from: string; to: string }
+  /** Candidates come from the primary while the replica cannot be used, or from the replica again. */
+  | ReplicaEvent;
 
 /** What a connection event says in a line: the error that began an outage, how long it lasted, or where the connection went. */
 export function connectionEventDetail(event: ConnectionEvent): string {
@@ -73,6 +76,9 @@ export function connectionEventDetail(event: ConnectionEvent): string {
       return `after ${(event.downMs / 1000).toFixed(1)} s`;
     case 'moved':
       return `from ${event.from} (${event.error.message}) to ${event.to}`;
+    case 'replica-bypassed':
+    case 'replica-used':
+      return event.detail;
   }
 }
 
@@ -201,6 +207,12 @@ export class Database {
         await this.recoverOrThrow(error);
       }
     }
+  }
+
+  /** Drops the connection at once, without a word to the server (one that stopped answering). */
+  destroy(): void {
+    this.closed = true;
+    this.connection.destroy();
   }
 
   /** Closes the connection; a reconnect loop in progress gives up with {@link DatabaseClosedError}. */

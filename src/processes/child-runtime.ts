@@ -111,7 +111,14 @@ export function reportConnection(event: ConnectionEvent): void {
 
 /** Opens the queue with reconnects, telling the supervisor about outages. */
 export function openQueue(config: WorkerConfig): Promise<JobQueue> {
-  return JobQueue.open({ url: config.url, table: config.table, reconnect: true, waitForServer: true, onConnectionEvent: reportConnection });
+  return JobQueue.open({
+    url: config.url,
+    table: config.table,
+    reconnect: true,
+    waitForServer: true,
+    onConnectionEvent: reportConnection,
+    ...(config.replica !== undefined && { replicaUrl: config.replica.url, replicaMaxLagSeconds: config.replica.maxLagSeconds }),
+  });
 }
 
 /**

@@ -7,6 +7,8 @@ import type { WorkerCounters } from '../worker/worker.js';
 export interface WorkerConnection {
   url: string;
   table: string;
+  /** A replica to read claim candidates from (its URL may hold a password too). */
+  replica?: { url: string; maxLagSeconds: number };
 }
 
 export interface GeneratorConfig extends WorkerConnection {

@@ -16,6 +16,7 @@ import { watchStopRules } from './stop-rules.js';
 export interface ProcessingOptions {
   url: string;
   table: string;
+  replica?: { url: string; maxLagSeconds: number };
   generators: number;
   consumers: number;
   batchSize: number;
@@ -257,6 +258,7 @@ export class Supervisor {
  */
 function workerConfigs(options: ProcessingOptions): WorkerConfig[] {
   const { table } = options;
+  const replica = options.replica === undefined ? {} : { replica: options.replica };
   const urlFor = (i: number) => startingWithServer(options.url, i - 1);
   const share = (i: number) =>
     options.jobs === undefined ? undefined : Math.floor(options.jobs / options.generators) + (i <= options.jobs % options.generators ? 1 : 0);
@@ -267,7 +269,7 @@ function workerConfigs(options: ProcessingOptions): WorkerConfig[] {
   }
   const { batchSize, pick, workMs, keepDone, leaseSeconds, maxAttempts, quiet } = options;
   for (let i = 1; i <= options.consumers; i++) {
-    configs.push({ role: 'consumer', number: i, url: urlFor(i), table, batchSize, pick, workMs, keepDone, leaseSeconds, maxAttempts, reportIds: !quiet });
+    configs.push({ role: 'consumer', number: i, url: urlFor(i), table, ...replica, batchSize, pick, workMs, keepDone, leaseSeconds, maxAttempts, reportIds: !quiet });
   }
   const workers = options.handlerWorkers;
   for (let i = 1; i <= (workers?.count ?? 0); i++) {
@@ -276,6 +278,7 @@ function workerConfigs(options: ProcessingOptions): WorkerConfig[] {
       role: 'handler-worker',
       number: i,
       url: urlFor(i),
+      ...replica,
       table,
       handler,
       ...(kinds !== undefined && { kinds }),

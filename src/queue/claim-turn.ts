@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Database, Statement, Transaction } from '../db/database.js';
+import type { CandidateSource } from '../db/replica.js';
 import { WriteConflictError } from '../db/server-errors.js';
 import { ExitCode, JobqError } from '../errors.js';
 import { DEFAULTS, MAX_BATCH_SIZE } from './defaults.js';
@@ -32,6 +33,8 @@ export interface TurnRequest {
    * and says what its claim counts as, for the caller's tally.
    */
   totals?: { queue: string; pending: TotalsTally; flush: boolean };
+  /** Read the candidates there (a replica) while it can be used; the locking read stays on the primary. */
+  candidateSource?: CandidateSource;
 }
 
 export interface TurnResult {
@@ -102,10 +105,15 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     const refresh = pause?.refresh === true;
     const pausedAt = refresh ? at([pauseSql.PAUSED_KINDS_SQL, [pause!.queue]]) : -1;
     const presentAt = refresh && pause!.paused.length > 0 && (options.kinds ?? []).length === 0 ? at([pauseSql.KINDS_PRESENT_SQL(table)]) : -1;
-    const candidatesAt = scope === undefined ? -1 : at(candidates(table, options, scope, lane, batchSize));
-    const results = await tx.run(...first);
+    const source = request.candidateSource;
+    const read = async (statement: Statement) => (await source?.read<CandidateRow>(statement)) ?? ((await tx.run(statement))[0] as CandidateRow[]);
+    // Candidates from a replica are read while the primary takes the first round trip.
+    const fromReplica = scope === undefined || source === undefined ? undefined : source.read<CandidateRow>(candidates(table, options, scope, lane, batchSize));
+    const candidatesAt = scope === undefined || fromReplica !== undefined ? -1 : at(candidates(table, options, scope, lane, batchSize));
+    const [results, replicaRows] = await Promise.all([first.length > 0 ? tx.run(...first) : [], fromReplica]);
     const seen = refresh ? pauseSeen(pause!.queue, results[pausedAt], presentAt < 0 ? undefined : results[presentAt]) : pause;
-    let found = candidatesAt < 0 ? [] : orderCandidates(results[candidatesAt] as CandidateRow[], batchSize);
+    const firstRows = scope === undefined ? [] : candidatesAt >= 0 ? (results[candidatesAt] as CandidateRow[]) : (replicaRows ?? (await read(candidates(table, options, scope, lane, batchSize))));
+    let found = orderCandidates(firstRows, batchSize);
     let waitedForLane = false;
     if (laneRow !== undefined) {
       const freeAtOnce = (results[laneAt] as Array<{ lane: number }>)[0]?.lane;
@@ -115,12 +123,12 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
       // read while another claim held it, they are that claim's jobs by now.
       if (freeAtOnce === undefined || taken !== laneRow.first) {
         lane = taken === undefined ? undefined : { index: taken, count: laneRow.lanes };
-        found = scope === undefined ? [] : orderCandidates((await tx.run(candidates(table, options, scope, lane, batchSize)))[0] as CandidateRow[], batchSize);
+        found = scope === undefined ? [] : orderCandidates(await read(candidates(table, options, scope, lane, batchSize)), batchSize);
       }
     }
     const stale = scope === undefined ? undefined : staleCandidates(table, options, scope, batchSize);
     if (found.length === 0 && lane !== undefined && lane.count > 1 && stale !== undefined) {
-      found = orderCandidates((await tx.run(stale))[0] as CandidateRow[], batchSize);
+      found = orderCandidates(await read(stale), batchSize);
     }
     const settlement = reconnected() ? await settlementAfterReconnect(db, table, settles) : tally(settles, results);
     const extras = { ...(lane !== undefined && { lane: lane.index }), ...(waitedForLane && { waitedForLane }), ...(seen !== undefined && { pause: seen }) };

@@ -3,6 +3,7 @@ import { parseDatabaseUrl, resolveDatabaseUrl, type ConnectionSettings } from '.
 import { quoteIdentifier, validateIdentifier } from '../config/identifiers.js';
 import { Database, type ConnectionEvent, type DatabaseCounters, type DatabaseOptions } from '../db/database.js';
 import { readGaleraNode } from '../db/galera.js';
+import { ReplicaCandidates, type CandidateSource, type ReplicaOptions } from '../db/replica.js';
 import { describeQueryError } from '../db/server-errors.js';
 import type { ServerVersion } from '../db/server-version.js';
 import { ExitCode, JobqError } from '../errors.js';
@@ -66,6 +67,13 @@ export interface JobQueueOptions {
   onConnectionEvent?: (event: ConnectionEvent) => void;
   /** Create the database named in the URL if it does not exist (what `setup-tables` does). */
   createDatabase?: boolean;
+  /**
+   * A replica of the server to read claim candidates from (`mysql://...`, same database). Locking,
+   * claiming and settling stay on the primary. Bypassed, with a connection event, while it is
+   * down, not replicating, or further behind than `replicaMaxLagSeconds` (default 1).
+   */
+  replicaUrl?: string;
+  replicaMaxLagSeconds?: number;
 }
 
 export interface SetupOptions {
@@ -122,11 +130,15 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
   /** The table named with its database, for statements on a caller's connection. */
   private readonly qualifiedTable: string;
 
+  /** Candidate sources made for claim loops on this queue's connection, closed with it. */
+  private readonly candidateSources: CandidateSource[] = [];
+
   private constructor(
     private readonly db: Database,
     private readonly databaseOptions: DatabaseOptions,
     /** The validated table name. */
     readonly table: string,
+    private readonly replica: Omit<ReplicaOptions, 'onEvent'> | undefined,
   ) {
     this.quotedTable = quoteIdentifier(table);
     this.qualifiedTable = `${quoteIdentifier(db.settings.database)}.${this.quotedTable}`;
@@ -144,7 +156,8 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
       waitForServer: (options.reconnect ?? false) && (options.waitForServer ?? false),
       ...(options.onConnectionEvent !== undefined && { onConnectionEvent: options.onConnectionEvent }),
     };
-    return new JobQueue<Tasks>(await Database.open(databaseOptions), databaseOptions, table);
+    const replica = options.replicaUrl === undefined ? undefined : { settings: parseDatabaseUrl(options.replicaUrl, 'replica URL'), maxLagSeconds: checkMaxLag(options.replicaMaxLagSeconds) };
+    return new JobQueue<Tasks>(await Database.open(databaseOptions), databaseOptions, table, replica);
   }
 
   /** The server's version, as read on connect. */
@@ -249,6 +262,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
         },
         hasDueWork: (db, kinds) => pendingWork(db, this.quotedTable, { kinds, includeDelayed: false }),
         enqueueDueTicks: (db) => enqueueDueTicks(db, this.quotedTable, this.table),
+        openCandidateSource: (onEvent) => (this.replica === undefined ? undefined : new ReplicaCandidates({ ...this.replica, onEvent })),
       },
       handlers,
       options,
@@ -260,7 +274,10 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
    * their own gate and batch handling. @internal
    */
   claimLoop(settings: ClaimLoopSettings, gate: TurnGate, sink: JobSink, onTurn: (result: TurnResult) => void): ClaimLoop {
-    return new ClaimLoop(this.db, this.quotedTable, settings, gate, sink, onTurn);
+    const { onConnectionEvent } = this.databaseOptions;
+    const candidateSource = this.replica === undefined ? undefined : new ReplicaCandidates({ ...this.replica, ...(onConnectionEvent !== undefined && { onEvent: onConnectionEvent }) });
+    if (candidateSource !== undefined) this.candidateSources.push(candidateSource);
+    return new ClaimLoop(this.db, this.quotedTable, { ...settings, ...(candidateSource !== undefined && { candidateSource }) }, gate, sink, onTurn);
   }
 
   /**
@@ -495,6 +512,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
 
   /** Closes the connection. Workers made by {@link work} have their own: stop them first. */
   async close(): Promise<void> {
+    await Promise.all(this.candidateSources.map((source) => source.close()));
     await this.db.close();
   }
 
@@ -601,4 +619,11 @@ async function createDatabase(settings: ConnectionSettings): Promise<void> {
   } finally {
     await admin.close();
   }
+}
+
+/** The replica lag bound: a positive number of seconds, default 1. */
+function checkMaxLag(seconds: number | undefined): number {
+  if (seconds === undefined) return 1;
+  if (!(Number.isFinite(seconds) && seconds > 0)) throw new JobqError(`replicaMaxLagSeconds must be a positive number of seconds, not ${JSON.stringify(seconds)}`, ExitCode.usage);
+  return seconds;
 }

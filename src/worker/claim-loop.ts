@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../db/database.js';
+import type { CandidateSource } from '../db/replica.js';
 import { claimTurn, type TurnResult } from '../queue/claim-turn.js';
 import type { PauseView } from '../queue/paused-kinds.js';
 import { TotalsTally } from '../queue/running-totals.js';
@@ -24,6 +25,8 @@ export interface ClaimLoopSettings extends RetryPolicy {
    * worker's extra loops, which help only while work piles up and lanes are free. Default never.
    */
   pauseWhenLanesBusyMs?: number;
+  /** Read candidates there (a replica) while it can be used. */
+  candidateSource?: CandidateSource;
 }
 
 /** Where claimed jobs go: the worker's handlers, or the article's batch consumer. */
@@ -186,6 +189,7 @@ export class ClaimLoop {
         pause,
         totals: this.totalsFor(false),
         ...(ticket.laneRow !== undefined && { laneRow: ticket.laneRow }),
+        ...(this.settings.candidateSource !== undefined && { candidateSource: this.settings.candidateSource }),
       });
       this.counted(result, settle);
       lane = result.lane;

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { randomInt } from 'node:crypto';
 import type { ConnectionEvent, Database } from '../db/database.js';
+import type { CandidateSource } from '../db/replica.js';
 import { ExitCode, JobqError } from '../errors.js';
 import type { AnyTasks, Claim, ClaimedJob, HandlerMap, Job, JobHandler, JobOf, TaskMap } from '../queue/types.js';
 import { ClaimLoop, type JobSink } from './claim-loop.js';
@@ -21,6 +22,8 @@ export interface WorkerContext {
   hasDueWork(db: Database, kinds: readonly string[] | undefined): Promise<boolean>;
   /** Enqueues the ticks of the queue's schedules that have come due; how many jobs that made. */
   enqueueDueTicks(db: Database): Promise<number>;
+  /** Where the claims read candidates besides the primary (the queue's replica), if anywhere. */
+  openCandidateSource(onEvent: (event: ConnectionEvent) => void): CandidateSource | undefined;
 }
 
 /** What the `failed` event says besides the job and the error. */
@@ -119,6 +122,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
   private async main(context: WorkerContext): Promise<void> {
     const connections: Database[] = [];
     const onConnectionEvent = (event: ConnectionEvent) => this.emit('connection', event);
+    const candidateSource = context.openCandidateSource(onConnectionEvent);
     try {
       connections.push(await context.connect(onConnectionEvent));
       const { lanes } = await context.prepare(connections[0]!);
@@ -131,6 +135,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
         ownerId: process.pid,
         queue: context.table,
         ...(this.handlers.kinds !== undefined && { kinds: this.handlers.kinds }),
+        ...(candidateSource !== undefined && { candidateSource }),
       };
       this.loops = connections.map((db, i) => {
         const gate = lanes > 0 ? new LaneRowGate(context.table, lanes, firstLane + i) : OPEN_GATE;
@@ -171,7 +176,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
       throw error;
     } finally {
       this.claiming.abort();
-      await Promise.all(connections.map((db) => db.close()));
+      await Promise.all([...connections.map((db) => db.close()), candidateSource?.close()]);
     }
   }
 

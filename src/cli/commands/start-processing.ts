@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { ExitCode, JobqError } from '../../errors.js';
 import { ARTICLE_BATCH_SIZE, DEFAULTS, MAX_BATCH_SIZE } from '../../queue/defaults.js';
 import { CANDIDATE_PICKS, type CandidatePick } from '../../queue/types.js';
-import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
+import { addConnectionOptions, addReplicaOptions, numberIn, type ConnectionOptions } from '../options.js';
 import { runSupervised } from '../supervised-run.js';
 
 interface StartProcessingOptions extends ConnectionOptions {
@@ -22,7 +22,7 @@ interface StartProcessingOptions extends ConnectionOptions {
 }
 
 export function registerStartProcessing(program: Command): void {
-  addConnectionOptions(program.command('start-processing'))
+  addReplicaOptions(addConnectionOptions(program.command('start-processing')))
     .description('run generator and consumer processes against the jobs table until Ctrl-C')
     .addOption(new Option('-g, --generators <n>', 'generator processes (0: consume only)').argParser(numberIn(0, 64)).default(2))
     .addOption(new Option('-c, --consumers <n>', 'consumer processes (0: generate only)').argParser(numberIn(0, 64)).default(10))

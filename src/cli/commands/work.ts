@@ -5,7 +5,7 @@ import { DEFAULTS, MAX_BATCH_SIZE } from '../../queue/defaults.js';
 import { loadHandlers } from '../../processes/handler-module.js';
 import { onlyKinds } from '../../worker/handler-kinds.js';
 import { resolveWorkerOptions } from '../../worker/options.js';
-import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
+import { addConnectionOptions, addReplicaOptions, numberIn, type ConnectionOptions } from '../options.js';
 import { runSupervised } from '../supervised-run.js';
 import { runWorkerInProcess } from '../work-in-process.js';
 
@@ -25,7 +25,7 @@ interface WorkOptions extends ConnectionOptions {
 }
 
 export function registerWork(program: Command): void {
-  addConnectionOptions(program.command('work'))
+  addReplicaOptions(addConnectionOptions(program.command('work')))
     .description('run your own code on queued jobs: queue.work with your handler module, in one process or several')
     .requiredOption('--handler <file>', 'ES module or CommonJS file: export default async (job) => ..., or { kind: async (job) => ... }')
     .addOption(new Option('--concurrency <n>', 'handlers running at once in each process').argParser(numberIn(1, 10_000)).default(DEFAULTS.concurrency))
@@ -56,6 +56,8 @@ Examples:
   jobq work --handler ./send-email.js --kind email
   jobq work --handler ./handler.mjs --concurrency 50 --consumers 4
   jobq work --handler ./handler.mjs --once              drain what is due, then exit
+  jobq work --handler ./handler.mjs --replica-url mysql://jobq:secret@replica1:3306/jobq
+                                                        candidates from a replica, claims on the primary
   jobq work --handler ./handler.mjs --metrics-port 9751  Prometheus scrapes this worker at :9751/metrics`,
     )
     .action(async (options: WorkOptions) => {
