@@ -49,13 +49,17 @@ async function query<T>(port: number, sql: string): Promise<T[]> {
   }
 }
 
-/** `database` with 20,000 queued jobs on the primary, and the replica caught up with them. */
-async function queuedOnBothSides(database: string): Promise<void> {
+/** `database` with `jobs` queued jobs on the primary, and the replica caught up with them. */
+async function queuedOnBothSides(database: string, jobs = JOBS): Promise<void> {
   assert.equal((await runCli(['setup-tables', '--database-url', urlOf(PRIMARY, database)])).code, 0);
-  await prefill(urlOf(PRIMARY, database), JOBS);
+  await prefill(urlOf(PRIMARY, database), jobs);
+  await replicaHas(database, jobs);
+}
+
+async function replicaHas(database: string, jobs: number): Promise<void> {
   for (let waited = 0; ; waited += 100) {
-    const rows = await query<{ n: number }>(REPLICA, `SELECT COUNT(*) AS n FROM ${database}.jobs`).catch(() => [{ n: 0 }]);
-    if (Number(rows[0]!.n) === JOBS) return;
+    const rows = await query<{ n: number }>(REPLICA, `SELECT COUNT(*) AS n FROM ${database}.jobs`).catch(() => [{ n: -1 }]);
+    if (Number(rows[0]!.n) === jobs) return;
     assert.ok(waited < 30_000, 'the replica caught up within 30 s');
     await sleep(100);
   }
@@ -105,3 +109,30 @@ test('the replica stopped in the middle of a jobq work drain: one line says so, 
     await server('start-replica', String(REPLICA), '--of', String(PRIMARY));
   }
 });
+
+test('a replica further behind than --replica-max-lag is bypassed with one line; the drain does not wait for it', async (t) => {
+  if (skipped(t)) return;
+  const database = 'replica_lagging';
+  await queuedOnBothSides(database, 0);
+  // Delayed replication: the replica applies each event 4 s after the primary wrote it.
+  await delayReplication(4);
+  try {
+    await prefill(urlOf(PRIMARY, database), 5000);
+    for (;;) {
+      const [status] = await query<{ Seconds_Behind_Master: number | null }>(REPLICA, 'SHOW REPLICA STATUS');
+      if (Number(status?.Seconds_Behind_Master ?? 0) >= 2) break;
+      await sleep(100);
+    }
+    const result = await runCli(['work', '--handler', SLOW_HANDLER, '--once', '--keep-done', '--database-url', urlOf(PRIMARY, database), '--replica-url', urlOf(REPLICA, database)]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stderr, new RegExp(`^worker 1: candidates from the primary: the replica at 127\\.0\\.0\\.1:${REPLICA} lags \\d+ s behind the primary \\(more than 1 s\\)$`, 'm'));
+    assert.equal(result.stderr.trim().split('\n').length, 1, `one line: ${result.stderr}`);
+    assert.deepEqual(await statusCounts(database), { total: 5000, done: 5000, claimedOnce: 5000 });
+  } finally {
+    await delayReplication(0);
+  }
+});
+
+async function delayReplication(seconds: number): Promise<void> {
+  for (const sql of ['STOP SLAVE', `CHANGE MASTER TO MASTER_DELAY = ${seconds}`, 'START SLAVE']) await query(REPLICA, sql);
+}
