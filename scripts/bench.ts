@@ -22,6 +22,12 @@
  *              at the default priority; and the drain with keepDone into a table that already
  *              holds 1,000,000 done jobs against an empty one. Each pair takes turns over
  *              BENCH_ROUNDS rounds (default 5); medians.
+ *   replica    (not in the default set) the primary's CPU per job with the claims' candidates read
+ *              on it and read on a replica: a private primary and GTID replica
+ *              (scripts/private-server.sh, ports 3327 and 3328); the work-api drain of BENCH_JOBS
+ *              queued jobs, and 2 enqueue() producers with one queue.work for STEADY seconds.
+ *              Taking turns over BENCH_ROUNDS; medians. Skipped with one line when the pair does
+ *              not start.
  *   galera     (not in the default set) 20,000 queued jobs drained by two `jobq work --once
  *              --consumers 4` started at once: on this server, and on a 3-node Galera cluster on
  *              this machine (scripts/galera-cluster.sh) with both on one node, and with one on
@@ -218,14 +224,14 @@ async function steady(): Promise<Result> {
 }
 
 /** Runs node processes at once; wall seconds from their start to the last exit, peak tree RSS, their stdout. */
-async function timedProcesses(argsList: string[][]): Promise<{ seconds: number; peakTreeMiB: number; outputs: string[] }> {
+async function timedProcesses(argsList: string[][], env: Record<string, string> = {}): Promise<{ seconds: number; peakTreeMiB: number; outputs: string[] }> {
   const started = performance.now();
   let peakTreeMiB = 0;
   const outputs = await Promise.all(
     argsList.map(
       (args) =>
         new Promise<string>((resolve, reject) => {
-          const child = spawn(process.execPath, args, { env: { ...process.env, JOBQ_DATABASE_URL: url, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'inherit'] });
+          const child = spawn(process.execPath, args, { env: { ...process.env, JOBQ_DATABASE_URL: url, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
           const rss = sampleRss(child.pid!, 100);
           let stdout = '';
           child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -359,9 +365,12 @@ async function alternating(drains: Record<string, () => Promise<Result>>): Promi
     if (round % 2 === 1) order.reverse();
     for (const [name, run] of order) runs.get(name)!.push(await run());
   }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   return [...runs].map(([name, results]) => {
     const sorted = [...results].sort((a, b) => a.jobsPerSecond - b.jobsPerSecond);
-    return { ...sorted[Math.floor(sorted.length / 2)]!, scenario: name, extra: { rounds: ROUNDS, slowest: sorted[0]!.jobsPerSecond, fastest: sorted.at(-1)!.jobsPerSecond } };
+    // Each figure of `extra` (CPU per job, say) is its own median over the rounds.
+    const extra = Object.fromEntries(Object.keys(results[0]!.extra ?? {}).map((key) => [key, median(results.map((r) => r.extra![key]!))]));
+    return { ...sorted[Math.floor(sorted.length / 2)]!, scenario: name, extra: { ...extra, rounds: ROUNDS, slowest: sorted[0]!.jobsPerSecond, fastest: sorted.at(-1)!.jobsPerSecond } };
   });
 }
 
@@ -411,6 +420,77 @@ async function operations(): Promise<Result[]> {
     'keep-done-1m-done-rows': () => userDrain('', JOBS, [keepDone], 10, withDoneRows('jobs')),
   });
   return [...ratio(priorities), ...ratio(totals), ...ratio(doneRows)];
+}
+
+const REPLICA_PAIR = { primary: 3327, replica: 3328 };
+const PRIVATE_SERVER_SCRIPT = fileURLToPath(new URL('../../scripts/private-server.sh', import.meta.url));
+
+/** The primary's (and the replica's) CPU per job, candidates read on the primary against read on a replica. */
+async function replicaCost(): Promise<Result[]> {
+  const dir = (port: number) => `/tmp/jobq-bench-server-${port}`;
+  const server = (...args: string[]) =>
+    execFileSync('bash', [PRIVATE_SERVER_SCRIPT, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, JOBQ_PRIVATE_SERVER_DIR: dir(Number(args[1])) } });
+  const { primary, replica } = REPLICA_PAIR;
+  try {
+    server('start', String(primary));
+    server('start-replica', String(replica), '--of', String(primary));
+  } catch (error) {
+    console.error(`replica: skipped, the private primary and replica did not start: ${String((error as { stderr?: string }).stderr ?? error).trim()}`);
+    return [];
+  }
+  const primaryUrl = `mysql://root@127.0.0.1:${primary}/${database}`;
+  const replicaUrl = `mysql://root@127.0.0.1:${replica}/${database}`;
+  const cpuOf = (port: number) => cpuSecondsOf(Number(readFileSync(`${dir(port)}/mysqld.pid`, 'utf8')));
+  const replicaConnection = await mysql.createConnection({ host: '127.0.0.1', port: replica, user: 'root' });
+  /** Queues `count` jobs on the primary (none: an empty table) and waits until the replica has them. */
+  const queueOnPrimary = async (count: number) => {
+    const queue = await JobQueue.open({ url: primaryUrl, createDatabase: true });
+    await queue.setup({ recreate: true, force: true });
+    for (let done = 0; done < count; done += 1000) await queue.enqueueMany(Array.from({ length: Math.min(1000, count - done) }, () => ({})));
+    await queue.close();
+    for (;;) {
+      const [rows] = await replicaConnection.query(`SELECT COUNT(*) AS n FROM \`${database}\`.jobs`).catch(() => [[{ n: -1 }]]);
+      if (Number((rows as Array<{ n: number }>)[0]!.n) === count) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  /** Runs the processes, counting the two servers' CPU per job handled. */
+  const measured = async (processes: string[][], withReplica: boolean, handled: (outputs: string[]) => number, seconds?: number): Promise<Result> => {
+    const before = { primary: cpuOf(primary), replica: cpuOf(replica) };
+    const run = await timedProcesses(processes, { JOBQ_DATABASE_URL: primaryUrl, ...(withReplica && { BENCH_REPLICA_URL: replicaUrl }) });
+    const jobs = handled(run.outputs);
+    const micros = (port: number, start: number) => Math.round((1e6 * (cpuOf(port) - start)) / jobs);
+    const elapsed = seconds ?? run.seconds;
+    return {
+      scenario: '',
+      consumers: 10,
+      jobs,
+      jobsPerSecond: Math.round(jobs / elapsed),
+      deadlocks: 0,
+      lockWaits: 0,
+      serverCpuPercent: Math.round((100 * (cpuOf(primary) - before.primary)) / elapsed),
+      extra: { primaryCpuMicrosPerJob: micros(primary, before.primary), replicaCpuMicrosPerJob: micros(replica, before.replica) },
+    };
+  };
+  const drain = (withReplica: boolean) => async () => {
+    await queueOnPrimary(JOBS);
+    return measured([[NODE_SCRIPT('work-drain.js')]], withReplica, (outputs) => (JSON.parse(outputs[0]!) as { completed: number }).completed);
+  };
+  const steady = (withReplica: boolean) => async () => {
+    await queueOnPrimary(0);
+    const processes = [...[1, 2].map(() => [NODE_SCRIPT('enqueue-loop.js'), 'jobq', String(STEADY_SECONDS)]), [NODE_SCRIPT('steady-consumer.js'), String(STEADY_SECONDS)]];
+    return measured(processes, withReplica, (outputs) => (JSON.parse(outputs[2]!) as { handled: number }).handled, STEADY_SECONDS);
+  };
+  try {
+    return [
+      ...ratio(await alternating({ 'replica-drain-candidates-on-primary': drain(false), 'replica-drain-candidates-on-replica': drain(true) })),
+      ...ratio(await alternating({ 'replica-steady-candidates-on-primary': steady(false), 'replica-steady-candidates-on-replica': steady(true) })),
+    ];
+  } finally {
+    await replicaConnection.end();
+    server('destroy', String(replica));
+    server('destroy', String(primary));
+  }
 }
 
 const GALERA_JOBS = 20_000;
@@ -491,6 +571,7 @@ try {
     if (STEADY_SECONDS > 0) for (const result of await steadyUser(STEADY_SECONDS)) log(result);
   }
   if (SCENARIOS.includes('operations')) for (const result of await operations()) log(result);
+  if (SCENARIOS.includes('replica')) for (const result of await replicaCost()) log(result);
   if (SCENARIOS.includes('galera')) for (const result of await galera()) log(result);
   if (SCENARIOS.includes('demo')) {
     for (const k of CONSUMERS) log(await drain(k, JOBS));

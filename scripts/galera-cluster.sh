@@ -21,14 +21,8 @@ base=${JOBQ_GALERA_BASE_PORT:-4400}
 dir=${JOBQ_GALERA_DIR:-${TMPDIR:-/tmp}/jobq-galera-$base}
 NODES=(1 2 3)
 
-find_binary() {
-  for name in "$@"; do
-    for candidate in "$(command -v "$name" 2>/dev/null || true)" "/usr/sbin/$name" "/usr/bin/$name"; do
-      if [ -n "$candidate" ] && [ -x "$candidate" ]; then echo "$candidate"; return 0; fi
-    done
-  done
-  return 1
-}
+# shellcheck source=scripts/server-helpers.sh
+source "$(dirname "$0")/server-helpers.sh"
 find_provider() {
   for candidate in "${JOBQ_WSREP_PROVIDER:-}" /usr/lib/galera/libgalera_smm.so /usr/lib/libgalera_smm.so /usr/lib64/galera-4/libgalera_smm.so; do
     if [ -n "$candidate" ] && [ -f "$candidate" ]; then echo "$candidate"; return 0; fi
@@ -60,14 +54,6 @@ pid() { local f; f=$(pidfile "$1"); [ -f "$f" ] && cat "$f" || true; }
 running() { local p; p=$(pid "$1"); [ -n "$p" ] && kill -0 "$p" 2>/dev/null; }
 any_running() { local n; for n in "${NODES[@]}"; do if running "$n"; then return 0; fi; done; return 1; }
 
-wait_until() {
-  local seconds=$1; shift
-  for _ in $(seq 1 $((seconds * 10))); do
-    if "$@"; then return 0; fi
-    sleep 0.1
-  done
-  return 1
-}
 
 write_config() {
   local n=$1 d gcomm=() m

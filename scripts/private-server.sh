@@ -31,14 +31,8 @@ socket="$dir/mysqld.sock"
 pidfile="$dir/mysqld.pid"
 log="$dir/error.log"
 
-find_binary() {
-  for name in "$@"; do
-    for candidate in "$(command -v "$name" 2>/dev/null || true)" "/usr/sbin/$name" "/usr/local/mysql/bin/$name"; do
-      if [ -n "$candidate" ] && [ -x "$candidate" ]; then echo "$candidate"; return 0; fi
-    done
-  done
-  return 1
-}
+# shellcheck source=scripts/server-helpers.sh
+source "$(dirname "$0")/server-helpers.sh"
 
 server=$(find_binary mariadbd mysqld) || { echo "private-server: neither mariadbd nor mysqld is installed" >&2; exit 1; }
 client=$(find_binary mariadb mysql) || { echo "private-server: no mariadb/mysql client is installed" >&2; exit 1; }
@@ -61,14 +55,6 @@ initialise() {
   fi
 }
 
-wait_until() {
-  local what=$1 seconds=$2
-  for _ in $(seq 1 $((seconds * 10))); do
-    if $what; then return 0; fi
-    sleep 0.1
-  done
-  return 1
-}
 stopped() { local p; p=$(pid); [ -z "$p" ] || ! kill -0 "$p" 2>/dev/null; }
 
 start_server() {
@@ -80,7 +66,7 @@ start_server() {
     --pid-file="$pidfile" --log-error="$log" "${run_as[@]}" --innodb-buffer-pool-size=64M \
     --max-connections=200 --server-id="$port" --log-bin=binlog --binlog-format=ROW "${gtid[@]}" "$@" >/dev/null 2>&1 &
   disown || true
-  wait_until answers 60 || { echo "private-server: no answer on port $port within 60 s; see $log" >&2; exit 1; }
+  wait_until 60 answers || { echo "private-server: no answer on port $port within 60 s; see $log" >&2; exit 1; }
 }
 
 replicating() {
@@ -111,14 +97,14 @@ case "$command" in
         sql "$port" "CHANGE REPLICATION SOURCE TO SOURCE_HOST = '127.0.0.1', SOURCE_PORT = $primary_port, SOURCE_USER = 'root', SOURCE_AUTO_POSITION = 1; START REPLICA"
       fi
     fi
-    wait_until replicating 30 || { echo "private-server: the replica on port $port does not replicate from $primary_port; see $log" >&2; exit 1; }
+    wait_until 30 replicating || { echo "private-server: the replica on port $port does not replicate from $primary_port; see $log" >&2; exit 1; }
     echo "mysql://root@127.0.0.1:$port"
     ;;
   stop | kill)
     p=$(pid)
     if [ -n "$p" ] && kill -0 "$p" 2>/dev/null; then
       kill "$([ "$command" = kill ] && echo -KILL || echo -TERM)" "$p"
-      wait_until stopped 60 || { echo "private-server: pid $p did not stop within 60 s" >&2; exit 1; }
+      wait_until 60 stopped || { echo "private-server: pid $p did not stop within 60 s" >&2; exit 1; }
     fi
     rm -f "$pidfile"
     ;;
