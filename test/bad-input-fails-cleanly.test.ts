@@ -18,6 +18,8 @@ after(async () => db.drop());
 const cases: Array<{ name: string; args: () => string[]; input?: string; code: number; stderr: RegExp }> = [
   { name: 'a table name that is not an identifier', args: () => ['stats', '--table', 'jobs; DROP TABLE x', '--database-url', db.url], code: 2, stderr: /^jobq: invalid table name "jobs; DROP TABLE x": use 1-64 letters, digits or _ \(not digits only\)$/ },
   { name: 'a malformed URL', args: () => ['stats', '--database-url', 'localhost:3306/jobq'], code: 2, stderr: /^jobq: invalid database URL "localhost:3306\/jobq": scheme must be mysql:, not localhost: \(expected mysql:\/\/user:password@host:3306\/database, or host1:3306,host2:3306 for several servers\)$/ },
+  { name: 'a replica URL without a database', args: () => ['start-processing', '--replica-url', 'mysql://root@127.0.0.1:3306', '--database-url', db.url], code: 2, stderr: /^jobq: invalid replica URL "mysql:\/\/root@127\.0\.0\.1:3306": no database name after the host/ },
+  { name: 'a replica lag bound of zero', args: () => ['work', '--handler', HANDLERS + 'email-handlers.mjs', '--replica-max-lag', '0', '--database-url', db.url], code: 2, stderr: /^error: option '--replica-max-lag <seconds>' argument '0' is invalid\. expected a number from 0\.001 to 86400/ },
   { name: 'a bad server in a list', args: () => ['stats', '--database-url', 'mysql://root@127.0.0.1:3306,bad host/jobq'], code: 2, stderr: /^jobq: invalid database URL .*: "bad host" is not a host\[:port\]/ },
   {
     name: 'a list of servers none of which answers',
