@@ -272,9 +272,8 @@ const isWorthWaitingFor = (error: unknown) => isConnectionLost(error) || error i
 
 /**
  * The first server of the URL that answers and can be used, in the URL's order. `afterLoss`: the
- * connection replaces one that was lost (see connectTo). With `reconnect`,
- * a failure worth waiting for comes back raw, for the caller's retry loop; otherwise as one line
- * per server tried.
+ * connection replaces one that was lost (see connectTo). With `reconnect`, a failure worth
+ * waiting for comes back raw, for the caller's retry loop; otherwise as one line per server tried.
  */
 async function connectToFirstAnswering(options: DatabaseOptions, afterLoss = false): Promise<Connected> {
   const { servers } = options.settings;

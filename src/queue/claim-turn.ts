@@ -165,7 +165,7 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     if (db.galera !== undefined && jobs.length > 0) {
       // Galera's row locks are local to a node, and its certification does not catch every
       // lost update: on a 3-node cluster, two claims of the same 200 jobs on two nodes both
-      // committed (1 drain in 3 to 7), and both workers ran them. So on Galera the claim's
+      // committed (about 1 drain in 4), and both workers ran them. So on Galera the claim's
       // UPDATE, which re-checks claimability on the latest row, goes alone, and the claim
       // commits only if it changed every row it locked. One more round trip, on Galera only.
       const updated = await tx.run(...writes);
