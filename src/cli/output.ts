@@ -95,7 +95,10 @@ export function statsLines(stats: QueueStats, context: StatsContext): string[] {
   const owners = stats.claimedByOwner.map(
     ({ ownerId, count, expired }) => `consumer ${ownerId ?? '?'}: ${count}${expired > 0 ? ` (${expired} lease${expired === 1 ? '' : 's'} expired)` : ''}`,
   );
-  const kindWidth = Math.max(6, ...stats.byKind.map(({ kind }) => (kind ?? '(none)').length));
+  // Kinds with nothing in the table now, paused or scheduled are left out (the --json keeps them:
+  // they may have running totals).
+  const kinds = stats.byKind.filter((entry) => entry.paused || entry.nextScheduledAt !== null || Object.values(entry.counts).some((n) => n > 0));
+  const kindWidth = Math.max(6, ...kinds.map(({ kind }) => (kind ?? '(none)').length));
   const lines = [
     paint.bold(`table ${stats.table} in ${context.where}`),
     ...statusTable(stats),
@@ -103,12 +106,12 @@ export function statsLines(stats: QueueStats, context: StatsContext): string[] {
     `claimed per owner: ${owners.length === 0 ? 'none' : owners.join(', ')}`,
   ];
   if (context.completedPerSecond !== null) lines.push(`completed: ${Math.round(context.completedPerSecond)} jobs/s since the last reading`);
-  if (stats.byKind.length > 0) {
+  if (kinds.length > 0) {
     const columns = ['waiting', 'delayed', 'running', 'failed', 'done', 'paused'];
-    const scheduled = stats.byKind.some((entry) => entry.nextScheduledAt !== null);
+    const scheduled = kinds.some((entry) => entry.nextScheduledAt !== null);
     const nextTick = (at: Date | null) => (scheduled ? ` ${(at?.toISOString() ?? '').padEnd(24)} |` : '');
     lines.push(`| ${'kind'.padEnd(kindWidth)} | ${columns.map((column) => column.padStart(7)).join(' | ')} |${scheduled ? ` ${'next schedule (UTC)'.padEnd(24)} |` : ''}`);
-    for (const { kind, counts, delayed, paused, nextScheduledAt } of stats.byKind) {
+    for (const { kind, counts, delayed, paused, nextScheduledAt } of kinds) {
       const cells = [counts.unclaimed - delayed, delayed, counts.claimed, counts.failed, counts.done].map((n) => String(n).padStart(7));
       lines.push(`| ${(kind ?? '(none)').padEnd(kindWidth)} | ${[...cells, (paused ? 'yes' : '').padStart(7)].join(' | ')} |${nextTick(nextScheduledAt)}`);
     }
