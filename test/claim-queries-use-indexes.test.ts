@@ -39,7 +39,8 @@ const assertIndexOrderRead = (row: PlanRow, key: string) => {
 test('the oldest-first candidate query reads (status, priority, run_after) ranges in index order, never the table', async () => {
   const plan = tableRows(await explain(...claimSql.candidatesOldest(table, {}, { index: 3, count: 10 }, 100)));
   plan.push(...tableRows(await explain(...claimSql.candidatesStale(table, {}, 50_000, 100))));
-  assert.equal(plan.length, 4, 'expired leases, the lane, the head of the queue; the stale jobs');
+  plan.push(...tableRows(await explain(...claimSql.candidatesAhead(table, {}, 5, 20))));
+  assert.equal(plan.length, 5, 'expired leases, the lane, the head of the queue; the stale jobs; the head more urgent than the lane');
   for (const row of plan) {
     assertIndexOrderRead(row, 'status_priority_run_after');
     assert.match(row.Extra ?? '', /Using index/);
@@ -57,7 +58,8 @@ test('claiming some kinds reads one range of the kind index per kind and part', 
   for (const kinds of [['email'], ['email', 'report', 'sms']]) {
     const plan = tableRows(await explain(...claimSql.candidatesOldest(table, { kinds }, { index: 3, count: 10 }, 100)));
     plan.push(...tableRows(await explain(...claimSql.candidatesStale(table, { kinds }, 50_000, 100))));
-    assert.equal(plan.length, 4 * kinds.length, kinds.join());
+    plan.push(...tableRows(await explain(...claimSql.candidatesAhead(table, { kinds }, 5, 20))));
+    assert.equal(plan.length, 5 * kinds.length, kinds.join());
     for (const row of plan) assertIndexOrderRead(row, 'kind_status_priority_run_after');
   }
 });

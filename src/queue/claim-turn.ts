@@ -112,8 +112,13 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     const candidatesAt = scope === undefined || fromReplica !== undefined ? -1 : at(candidates(table, options, scope, lane, batchSize));
     const [results, replicaRows] = await Promise.all([first.length > 0 ? tx.run(...first) : [], fromReplica]);
     const seen = refresh ? pauseSeen(pause!.queue, results[pausedAt], presentAt < 0 ? undefined : results[presentAt]) : pause;
+    // The head of the queue, when its most urgent job comes before the lane's last (see candidatesOldest).
+    const withAhead = async (rows: CandidateRow[]) => {
+      const below = aheadOfLane(rows);
+      return below === undefined || scope === undefined ? rows : [...rows, ...(await read(claimSql.candidatesAhead(table, scope, below, Math.min(batchSize, claimSql.HEAD_READ_LIMIT))))];
+    };
     const firstRows = scope === undefined ? [] : candidatesAt >= 0 ? (results[candidatesAt] as CandidateRow[]) : (replicaRows ?? (await read(candidates(table, options, scope, lane, batchSize))));
-    let found = orderCandidates(firstRows, batchSize);
+    let found = orderCandidates(await withAhead(firstRows), batchSize);
     let waitedForLane = false;
     if (laneRow !== undefined) {
       const freeAtOnce = (results[laneAt] as Array<{ lane: number }>)[0]?.lane;
@@ -123,7 +128,7 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
       // read while another claim held it, they are that claim's jobs by now.
       if (freeAtOnce === undefined || taken !== laneRow.first) {
         lane = taken === undefined ? undefined : { index: taken, count: laneRow.lanes };
-        found = scope === undefined ? [] : orderCandidates(await read(candidates(table, options, scope, lane, batchSize)), batchSize);
+        found = scope === undefined ? [] : orderCandidates(await withAhead(await read(candidates(table, options, scope, lane, batchSize))), batchSize);
       }
     }
     const stale = scope === undefined ? undefined : staleCandidates(table, options, scope, batchSize);
@@ -227,6 +232,20 @@ function candidates(table: string, options: ClaimOptions, scope: ClaimScope, lan
   return options.pick === 'random-prefix' && scope.kinds === undefined
     ? claimSql.candidatesByPrefix(table, randomPrefixPattern(), lane, limit)
     : claimSql.candidatesOldest(table, scope, lane, limit);
+}
+
+/**
+ * The lane's least urgent candidate's priority when the queue's most urgent due job (the one-row
+ * head part) comes before it: then the head up to it is worth reading. Undefined otherwise.
+ */
+function aheadOfLane(rows: readonly CandidateRow[]): number | undefined {
+  let laneWorst = -Infinity;
+  let headBest = Infinity;
+  for (const row of rows) {
+    if (row.part === claimSql.PART.lane) laneWorst = Math.max(laneWorst, Number(row.priority));
+    else if (row.part === claimSql.PART.ahead) headBest = Math.min(headBest, Number(row.priority));
+  }
+  return headBest < laneWorst ? laneWorst : undefined;
 }
 
 /** Jobs stranded in other lanes; none for jobs without a kind while kinds are paused (they wait for the next turn of their lane). */
