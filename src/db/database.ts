@@ -145,7 +145,7 @@ export class Database {
   static async open(options: DatabaseOptions): Promise<Database> {
     const connected = options.waitForServer
       ? await retryUntilConnected(options, undefined, () => false)
-      : await connectToFirstAnswering({ ...options, reconnect: false });
+      : await connectToFirstAnswering(options, { forRetry: false, afterLoss: false });
     return new Database(options, connected);
   }
 
@@ -253,7 +253,7 @@ async function retryUntilConnected(options: DatabaseOptions, lostWith: Error | u
   for (let delay = RECONNECT_FIRST_DELAY_MS; ; delay = Math.min(delay * 2, RECONNECT_MAX_DELAY_MS)) {
     if (isClosed()) throw new DatabaseClosedError();
     try {
-      const connected = await connectToFirstAnswering({ ...options, reconnect: true }, lostWith !== undefined);
+      const connected = await connectToFirstAnswering(options, { forRetry: true, afterLoss: lostWith !== undefined });
       if (announced) options.onConnectionEvent?.({ state: 'restored', downMs: Date.now() - started });
       return connected;
     } catch (error) {
@@ -272,10 +272,10 @@ const isWorthWaitingFor = (error: unknown) => isConnectionLost(error) || error i
 
 /**
  * The first server of the URL that answers and can be used, in the URL's order. `afterLoss`: the
- * connection replaces one that was lost (see connectTo). With `reconnect`, a failure worth
- * waiting for comes back raw, for the caller's retry loop; otherwise as one line per server tried.
+ * connection replaces one that was lost (see connectTo). `forRetry`: a failure worth waiting for
+ * comes back raw, for the caller's retry loop; otherwise as one line per server tried.
  */
-async function connectToFirstAnswering(options: DatabaseOptions, afterLoss = false): Promise<Connected> {
+async function connectToFirstAnswering(options: DatabaseOptions, { forRetry, afterLoss }: { forRetry: boolean; afterLoss: boolean }): Promise<Connected> {
   const { servers } = options.settings;
   const failures: unknown[] = [];
   for (const server of servers) {
@@ -286,7 +286,7 @@ async function connectToFirstAnswering(options: DatabaseOptions, afterLoss = fal
       failures.push(error);
     }
   }
-  if (options.reconnect) throw failures[failures.length - 1];
+  if (forRetry) throw failures[failures.length - 1];
   const described = failures.map((error, i) => describeConnectError(error, options.settings, servers[i]!));
   if (described.length === 1) throw described[0];
   throw new JobqError(

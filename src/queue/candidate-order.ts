@@ -37,6 +37,20 @@ export function orderCandidates(rows: readonly CandidateRow[], limit: number): C
 }
 
 /**
+ * The priority of the lane's least urgent candidate when the queue's most urgent due job (the
+ * one-row head part) comes before it: then the head up to it is worth reading. Undefined otherwise.
+ */
+export function headBeforeLane(rows: readonly CandidateRow[]): number | undefined {
+  let laneWorst = -Infinity;
+  let headBest = Infinity;
+  for (const row of rows) {
+    if (row.part === PART.lane) laneWorst = Math.max(laneWorst, row.priority);
+    else if (row.part === PART.ahead) headBest = Math.min(headBest, row.priority);
+  }
+  return headBest < laneWorst ? laneWorst : undefined;
+}
+
+/**
  * The locked jobs a claim keeps: none less urgent than a waiting candidate it could not lock
  * (another claim is taking that one right now). Otherwise, with two claims racing for the last
  * urgent jobs, the loser filled its batch with less urgent ones and could run them first. With

@@ -6,7 +6,7 @@ import { ExitCode, JobqError } from '../errors.js';
 import { DEFAULTS, MAX_BATCH_SIZE } from './defaults.js';
 import { randomPrefixPattern } from './demo-jobs.js';
 import type { Settle } from './settlements.js';
-import { keepNoLessUrgentThanSkipped, orderCandidates } from './candidate-order.js';
+import { headBeforeLane, keepNoLessUrgentThanSkipped, orderCandidates } from './candidate-order.js';
 import * as claimSql from './sql/claim.js';
 import type { CandidateRow, ClaimScope } from './sql/claim.js';
 import * as completeSql from './sql/complete.js';
@@ -106,18 +106,20 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     const pausedAt = refresh ? at([pauseSql.PAUSED_KINDS_SQL, [pause!.queue]]) : -1;
     const presentAt = refresh && pause!.paused.length > 0 && (options.kinds ?? []).length === 0 ? at([pauseSql.KINDS_PRESENT_SQL(table)]) : -1;
     const source = request.candidateSource;
-    const read = async (statement: Statement) => (await source?.read<CandidateRow>(statement)) ?? ((await tx.run(statement))[0] as CandidateRow[]);
+    const onPrimary = async (statement: Statement) => (await tx.run(statement))[0] as CandidateRow[];
+    const read = async (statement: Statement) => (await source?.read<CandidateRow>(statement)) ?? onPrimary(statement);
+    const laneCandidates = scope === undefined ? undefined : candidates(table, options, scope, lane, batchSize);
     // Candidates from a replica are read while the primary takes the first round trip.
-    const fromReplica = scope === undefined || source === undefined ? undefined : source.read<CandidateRow>(candidates(table, options, scope, lane, batchSize));
-    const candidatesAt = scope === undefined || fromReplica !== undefined ? -1 : at(candidates(table, options, scope, lane, batchSize));
+    const fromReplica = laneCandidates === undefined ? undefined : source?.read<CandidateRow>(laneCandidates);
+    const candidatesAt = laneCandidates === undefined || fromReplica !== undefined ? -1 : at(laneCandidates);
     const [results, replicaRows] = await Promise.all([first.length > 0 ? tx.run(...first) : [], fromReplica]);
     const seen = refresh ? pauseSeen(pause!.queue, results[pausedAt], presentAt < 0 ? undefined : results[presentAt]) : pause;
     // The head of the queue, when its most urgent job comes before the lane's last (see candidatesOldest).
     const withAhead = async (rows: CandidateRow[]) => {
-      const below = aheadOfLane(rows);
+      const below = headBeforeLane(rows);
       return below === undefined || scope === undefined ? rows : [...rows, ...(await read(claimSql.candidatesAhead(table, scope, below, Math.min(batchSize, claimSql.HEAD_READ_LIMIT))))];
     };
-    const firstRows = scope === undefined ? [] : candidatesAt >= 0 ? (results[candidatesAt] as CandidateRow[]) : (replicaRows ?? (await read(candidates(table, options, scope, lane, batchSize))));
+    const firstRows = laneCandidates === undefined ? [] : candidatesAt >= 0 ? (results[candidatesAt] as CandidateRow[]) : (replicaRows ?? (await onPrimary(laneCandidates)));
     let found = orderCandidates(await withAhead(firstRows), batchSize);
     let waitedForLane = false;
     if (laneRow !== undefined) {
@@ -232,20 +234,6 @@ function candidates(table: string, options: ClaimOptions, scope: ClaimScope, lan
   return options.pick === 'random-prefix' && scope.kinds === undefined
     ? claimSql.candidatesByPrefix(table, randomPrefixPattern(), lane, limit)
     : claimSql.candidatesOldest(table, scope, lane, limit);
-}
-
-/**
- * The lane's least urgent candidate's priority when the queue's most urgent due job (the one-row
- * head part) comes before it: then the head up to it is worth reading. Undefined otherwise.
- */
-function aheadOfLane(rows: readonly CandidateRow[]): number | undefined {
-  let laneWorst = -Infinity;
-  let headBest = Infinity;
-  for (const row of rows) {
-    if (row.part === claimSql.PART.lane) laneWorst = Math.max(laneWorst, Number(row.priority));
-    else if (row.part === claimSql.PART.ahead) headBest = Math.min(headBest, Number(row.priority));
-  }
-  return headBest < laneWorst ? laneWorst : undefined;
 }
 
 /** Jobs stranded in other lanes; none for jobs without a kind while kinds are paused (they wait for the next turn of their lane). */
