@@ -33,6 +33,10 @@
  *              this machine (scripts/galera-cluster.sh) with both on one node, and with one on
  *              node 2 and one on node 3. Taking turns over BENCH_ROUNDS; medians. Skipped with
  *              one line when the cluster does not start.
+ *   partitions (not in the default set) the jobs table partitioned on id (HASH and KEY, into
+ *              BENCH_PARTITIONS, default 8) against the unpartitioned one: start-processing
+ *              drains with 10 and 16 consumers taking turns over BENCH_ROUNDS, the backlog
+ *              drain and the steady state once each.
  *
  * Environment: BENCH_JOBS (default 200000), BENCH_CONSUMERS (default 1,2,4,10,16),
  * BENCH_STEADY_SECONDS (default 30), BENCH_BACKLOG (default 1000000; 0 skips it),
@@ -67,6 +71,7 @@ const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'demo,user,operations').split(
 const BASELINES = { priorities: process.env.BENCH_BASELINE_PRIORITIES ?? '9e01fc2', totals: process.env.BENCH_BASELINE_TOTALS ?? '4f81800' };
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const OPERATIONS = (process.env.BENCH_OPERATIONS ?? 'priorities,totals,done-rows').split(',');
+const PARTITIONS = Number(process.env.BENCH_PARTITIONS ?? 8);
 const database = `jobq_bench_${randomBytes(4).toString('hex')}`;
 const url = `mysql://root@127.0.0.1:3306/${database}`;
 
@@ -115,10 +120,13 @@ const summaryNumber = (stdout: string, key: string): number => {
 
 const emptyClaimPercent = (stdout: string): number => Number(/^empty claims = \d+ \(([\d.]+) %\)$/m.exec(stdout)?.[1]);
 
-/** Queues `count` demo jobs; into a fresh table unless `recreate` is false; with another build's JobQueue if given. */
-async function prefillJobq(count: number, { Queue = JobQueue, recreate = true }: { Queue?: typeof JobQueue; recreate?: boolean } = {}): Promise<void> {
+/**
+ * Queues `count` demo jobs; into a fresh table unless `recreate` is false; with another build's
+ * JobQueue if given; into a table partitioned as `layout` says (unpartitioned by default).
+ */
+async function prefillJobq(count: number, { Queue = JobQueue, recreate = true, layout }: { Queue?: typeof JobQueue; recreate?: boolean; layout?: Layout } = {}): Promise<void> {
   const queue = await Queue.open({ url, createDatabase: true });
-  await queue.setup({ recreate, force: true });
+  await queue.setup({ recreate, force: true, ...layout });
   for (let done = 0; done < count; done += 1000) {
     await queue.enqueueMany(Array.from({ length: Math.min(1000, count - done) }, () => ({})));
   }
@@ -189,9 +197,9 @@ async function drain(consumers: number, jobs: number, scenario = 'drain'): Promi
   };
 }
 
-async function steady(): Promise<Result> {
+async function steady(layout?: Layout): Promise<Result> {
   const queue = await JobQueue.open({ url, createDatabase: true });
-  await queue.setup({ recreate: true, force: true });
+  await queue.setup({ recreate: true, force: true, ...layout });
   await queue.close();
   const before = await readServerCounters(admin);
   // --keep-done keeps each job's insert and claim times, for the latency percentiles below.
@@ -551,6 +559,42 @@ async function galera(): Promise<Result[]> {
 }
 
 /** A pair's rows with each one's ratio to the first of the pair. */
+/** How the jobs table is partitioned, as `setup-tables --partitions N --partition-by M` makes it. */
+type Layout = { partitions: number; partitionBy?: 'hash' | 'key' };
+const LAYOUTS: Record<string, Layout> = {
+  unpartitioned: { partitions: 0 },
+  [`hash-${PARTITIONS}`]: { partitions: PARTITIONS, partitionBy: 'hash' },
+  [`key-${PARTITIONS}`]: { partitions: PARTITIONS, partitionBy: 'key' },
+};
+
+/**
+ * The partitioned table against the unpartitioned one, the article's process model on both:
+ * drains of JOBS with 10 and 16 consumers taking turns over ROUNDS (medians), a 1,000,000-job
+ * backlog and the steady state once each. Every drain timed from start-processing's start to its
+ * exit.
+ */
+async function partitionCost(): Promise<Result[]> {
+  const startProcessing = (consumers: number) => [[JOBQ_BIN, 'start-processing', '-g', '0', '-c', String(consumers), '--until-empty', '-q']];
+  const drains = (consumers: number, jobs: number) =>
+    Object.fromEntries(
+      Object.entries(LAYOUTS).map(([name, layout]) => [`partitions-drain-c${consumers}-${name}`, () => userDrain('', jobs, startProcessing(consumers), consumers, () => prefillJobq(jobs, { layout }))]),
+    );
+  const results = [...ratio(await alternating(drains(10, JOBS))), ...ratio(await alternating(drains(16, JOBS)))];
+  if (BACKLOG > 0) {
+    const backlog = [];
+    for (const [name, layout] of Object.entries(LAYOUTS)) {
+      backlog.push(await userDrain(`partitions-backlog-${BACKLOG / 1000}k-${name}`, BACKLOG, startProcessing(10), 10, () => prefillJobq(BACKLOG, { layout })));
+    }
+    results.push(...ratio(backlog));
+  }
+  if (STEADY_SECONDS > 0) {
+    const runs = [];
+    for (const [name, layout] of Object.entries(LAYOUTS)) runs.push({ ...(await steady(layout)), scenario: `partitions-steady-${name}` });
+    results.push(...ratio(runs));
+  }
+  return results;
+}
+
 const ratio = (rows: Result[]) => rows.map((row) => ({ ...row, extra: { ...row.extra, toFirstOfPair: Math.round((100 * row.jobsPerSecond) / rows[0]!.jobsPerSecond) / 100 } }));
 
 try {
@@ -573,6 +617,7 @@ try {
   if (SCENARIOS.includes('operations')) for (const result of await operations()) log(result);
   if (SCENARIOS.includes('replica')) for (const result of await replicaCost()) log(result);
   if (SCENARIOS.includes('galera')) for (const result of await galera()) log(result);
+  if (SCENARIOS.includes('partitions')) for (const result of await partitionCost()) log(result);
   if (SCENARIOS.includes('demo')) {
     for (const k of CONSUMERS) log(await drain(k, JOBS));
     if (STEADY_SECONDS > 0) log(await steady());

@@ -3,6 +3,7 @@ import { Chalk, supportsColor } from 'chalk';
 import type { QueueStats, ServerInfo } from '../queue/types.js';
 import { JOB_STATUSES } from '../queue/types.js';
 import type { ProcessingSummary } from '../processes/supervisor.js';
+import { describeLayout } from '../queue/table-layout.js';
 
 /** Colours only on a terminal; NO_COLOR turns them off, FORCE_COLOR on (https://no-color.org). */
 function colourLevel(): 0 | 1 | 2 | 3 {
@@ -122,6 +123,7 @@ export function statsLines(stats: QueueStats, context: StatsContext): string[] {
       `server: ${server.version}, default isolation ${server.isolationLevel} (jobq uses READ-COMMITTED), binlog ${server.binlogEnabled ? server.binlogFormat : 'off'}`,
     ),
   );
+  if (stats.layout.partitions > 0) lines.push(paint.dim(`table: ${describeLayout(stats.layout)}`));
   if (server.galera !== undefined) {
     const { state, clusterStatus, clusterSize } = server.galera;
     const line = `galera: this node ${state}, cluster ${clusterStatus} with ${clusterSize} node${clusterSize === 1 ? '' : 's'}`;
@@ -141,6 +143,8 @@ export function statsJson(stats: QueueStats, database: string, context: Omit<Sta
     oldestUnclaimedAgeSeconds: stats.headAgeSeconds,
     claimedByOwner: stats.claimedByOwner.map(({ ownerId, count, expired }) => ({ ownerId, count, expiredLeases: expired })),
     pausedKinds: stats.pausedKinds,
+    partitions: stats.layout.partitions,
+    partitionedBy: stats.layout.method ?? null,
     completedPerSecond: context.completedPerSecond,
     server: context.server,
   };

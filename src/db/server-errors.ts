@@ -26,6 +26,11 @@ export function isRetryableLockError(error: unknown): boolean {
   return errno === 1213 || errno === 1205;
 }
 
+/** A unique key refused a row (1062); the statement, or with it the transaction, did not go through. */
+export function isDuplicateKey(error: unknown): boolean {
+  return asDriverError(error).errno === 1062;
+}
+
 /**
  * A Galera node that left the Primary component (or is not synced yet) answers everything but
  * SHOW and SET with 1047 "WSREP has not yet prepared node for application use": to a worker, as

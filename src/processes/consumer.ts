@@ -36,7 +36,8 @@ runWorker(async () => {
     const { batchSize, pick, leaseSeconds, maxAttempts, keepDone } = config;
     // The article's consumer never fails a job (retryDelayMs is unused): jobs it cannot finish
     // come back when their lease ends.
-    const settings = { batchSize, pick, leaseSeconds, maxAttempts, keepDone, retryDelayMs: 0, ownerId: config.number, queue: config.table };
+    const { partitions } = await queue.layout();
+    const settings = { batchSize, pick, leaseSeconds, maxAttempts, keepDone, retryDelayMs: 0, ownerId: config.number, queue: config.table, partitions };
     const loop = queue.claimLoop(settings, supervisorTurns, sink, ({ claim, settlement }) => {
       if (claim.jobs.length + claim.candidates + claim.failedIds.length + settlement.settled + settlement.lost === 0) return;
       report({

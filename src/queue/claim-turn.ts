@@ -8,7 +8,7 @@ import { randomPrefixPattern } from './demo-jobs.js';
 import type { Settle } from './settlements.js';
 import { headBeforeLane, keepNoLessUrgentThanSkipped, orderCandidates } from './candidate-order.js';
 import * as claimSql from './sql/claim.js';
-import type { CandidateRow, ClaimScope } from './sql/claim.js';
+import type { CandidateRow, ClaimScope, Lane } from './sql/claim.js';
 import * as completeSql from './sql/complete.js';
 import * as laneSql from './sql/lanes.js';
 import type { ClaimCount, TotalsTally } from './running-totals.js';
@@ -35,6 +35,8 @@ export interface TurnRequest {
   totals?: { queue: string; pending: TotalsTally; flush: boolean };
   /** Read the candidates there (a replica) while it can be used; the locking read stays on the primary. */
   candidateSource?: CandidateSource;
+  /** The table's partition count (table-layout.ts): a lane then reads its partitions (see Lane). */
+  partitions?: number;
 }
 
 export interface TurnResult {
@@ -97,7 +99,8 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
       }
     }
     const { laneRow, pause } = request;
-    let lane = laneRow === undefined ? options.lane : { index: laneRow.first, count: laneRow.lanes };
+    const inPartitions = (index: number, count: number): Lane => ({ index, count, ...(request.partitions !== undefined && { partitions: request.partitions }) });
+    let lane = laneRow !== undefined ? inPartitions(laneRow.first, laneRow.lanes) : options.lane === undefined ? undefined : inPartitions(options.lane.index, options.lane.count);
     const scope = claimScope(options, pause);
     const first: Statement[] = settles.map((settle) => settle.statement);
     const at = (statement: Statement) => first.push(statement) - 1;
@@ -129,7 +132,7 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
       // The candidates of the first round trip hold only if that trip got the lane they are of:
       // read while another claim held it, they are that claim's jobs by now.
       if (freeAtOnce === undefined || taken !== laneRow.first) {
-        lane = taken === undefined ? undefined : { index: taken, count: laneRow.lanes };
+        lane = taken === undefined ? undefined : inPartitions(taken, laneRow.lanes);
         found = scope === undefined ? [] : orderCandidates(await withAhead(await read(candidates(table, options, scope, lane, batchSize))), batchSize);
       }
     }

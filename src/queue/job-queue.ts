@@ -1,10 +1,10 @@
 import type { Connection as CallerConnection, PoolConnection as CallerPoolConnection } from 'mysql2/promise';
 import { parseDatabaseUrl, resolveDatabaseUrl, type ConnectionSettings } from '../config/database-url.js';
 import { quoteIdentifier, validateIdentifier } from '../config/identifiers.js';
-import { Database, type ConnectionEvent, type DatabaseCounters, type DatabaseOptions } from '../db/database.js';
+import { Database, type Statement, type ConnectionEvent, type DatabaseCounters, type DatabaseOptions } from '../db/database.js';
 import { readGaleraNode } from '../db/galera.js';
 import { ReplicaCandidates, type CandidateSource, type ReplicaOptions } from '../db/replica.js';
-import { describeQueryError } from '../db/server-errors.js';
+import { describeQueryError, isDuplicateKey } from '../db/server-errors.js';
 import type { ServerVersion } from '../db/server-version.js';
 import { ExitCode, JobqError } from '../errors.js';
 import type { WorkerOptions } from '../worker/options.js';
@@ -18,6 +18,8 @@ import { DEFAULTS, MAX_LANES } from './defaults.js';
 import { randomLetters } from './demo-jobs.js';
 import { applyMigrations, assertSchemaCurrent, readSchemaVersion } from './migrate.js';
 import { checkKind, timeOrderedKey, toJobRow, type JobRow } from './new-jobs.js';
+import { checkPartitions, readTableLayout, type TableLayout } from './table-layout.js';
+import { idRange, KeyedInsert, type IdRange } from './keyed-insert.js';
 import { pruneJobs, type PruneOptions, type PruneResult } from './prune.js';
 import { enqueueDueTicks, listSchedules, removeSchedule, saveSchedule, type Schedule, type ScheduledJob, type ScheduleOptions } from './schedules.js';
 import { completeSettle, failSettle, releaseSettle, renewSettle, type Settle } from './settlements.js';
@@ -29,6 +31,9 @@ import * as countersSql from './sql/counters.js';
 import * as failedSql from './sql/failed-jobs.js';
 import * as pauseSql from './sql/pause.js';
 import * as scheduleSql from './sql/schedules.js';
+import * as keySql from './sql/job-keys.js';
+import * as partitionSql from './sql/partitions.js';
+import type { PartitionMethod } from './sql/partitions.js';
 import { COUNT_ROWS_SQL, CREATE_DATABASE_SQL, DROP_TABLE_SQL } from './sql/schema.js';
 import * as statsSql from './sql/stats.js';
 import {
@@ -82,6 +87,13 @@ export interface SetupOptions {
   force?: boolean;
   /** Claim turns that may run at once, for all workers together (default 3; see DEFAULTS.lanes). */
   lanes?: number;
+  /**
+   * Partition the table on `id` into this many partitions (2 to 256), or 0 to undo it; left as it
+   * is when omitted. Rows are kept; the table is copied. See the README's "Scaling out".
+   */
+  partitions?: number;
+  /** How to partition: `hash` (default) or `key`. */
+  partitionBy?: PartitionMethod;
 }
 
 export interface SetupResult {
@@ -90,6 +102,8 @@ export interface SetupResult {
   to: number;
   /** Rows dropped by `recreate`. */
   dropped: number;
+  /** The table's partitioning now. */
+  layout: TableLayout;
 }
 
 /**
@@ -106,6 +120,8 @@ export const DEFAULT_TABLE = 'jobs';
 // servers' default max_allowed_packet (16 MiB in MariaDB, 64 MiB in MySQL).
 const CHUNK_ROWS = 1000;
 const CHUNK_BYTES = 4 * 1024 * 1024;
+/** Tries of an insert into a partitioned table before a key that keeps being taken is an error. */
+const KEYED_INSERT_ATTEMPTS = 10;
 
 /** Which of a claim's jobs a settlement is about; all of them when omitted. */
 export interface SettleOptions {
@@ -132,6 +148,8 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
 
   /** Candidate sources made for claim loops on this queue's connection, closed with it. */
   private readonly candidateSources: CandidateSource[] = [];
+  /** The table's partitioning, read once: how to enqueue and where lanes read. */
+  private layoutRead: Promise<TableLayout> | undefined;
 
   private constructor(
     private readonly db: Database,
@@ -185,6 +203,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
     if (options.lanes !== undefined && !(Number.isInteger(options.lanes) && options.lanes >= 1 && options.lanes <= MAX_LANES)) {
       throw new JobqError(`lanes must be a whole number from 1 to ${MAX_LANES}, not ${JSON.stringify(options.lanes)}`, ExitCode.usage);
     }
+    const partitioning = options.partitions === undefined ? undefined : checkPartitions(options.partitions, options.partitionBy);
     const database = this.db.settings.database;
     let from = await readSchemaVersion(this.db, database, this.table);
     let dropped = 0;
@@ -204,7 +223,34 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
       await this.db.query(DELETE_LANES_FROM_SQL, [this.table, options.lanes]);
       await this.db.query(insertLanesSql(options.lanes), Array(options.lanes).fill(this.table));
     }
-    return { from, to, dropped };
+    this.layoutRead = undefined;
+    if (partitioning !== undefined) await this.partition(partitioning);
+    return { from, to, dropped, layout: await this.layout() };
+  }
+
+  /**
+   * The table's partitioning (read once; `setup` reads it again). Enqueue and the claim loops
+   * follow it: a table partitioned while writers run is written by them as before until they
+   * reopen it, so change it with writers stopped, like any schema change.
+   */
+  layout(): Promise<TableLayout> {
+    this.layoutRead ??= readTableLayout(this.db, this.db.settings.database, this.table);
+    return this.layoutRead;
+  }
+
+  /** Partitions the table as asked, or undoes it; the job keys move with it (sql/job-keys.ts). */
+  private async partition(wanted: { partitions: number; method: PartitionMethod }): Promise<void> {
+    const now = await this.layout();
+    if (wanted.partitions === now.partitions && (wanted.partitions === 0 || wanted.method === now.method)) return;
+    if (wanted.partitions === 0) {
+      await this.db.query(partitionSql.unpartitionTableSql(this.quotedTable));
+      await this.db.query(keySql.FORGET_KEYS_SQL, [this.table]);
+    } else {
+      // The keys first: if the ALTER fails, the table keeps its unique index and ignores them.
+      if (now.partitions === 0) await this.db.query(keySql.RECORD_EXISTING_KEYS_SQL(this.quotedTable), [this.table, this.table]);
+      await this.db.query(partitionSql.partitionTableSql(this.quotedTable, wanted.method, wanted.partitions, now.partitions === 0));
+    }
+    this.layoutRead = undefined;
   }
 
   /** Throws a one-line error unless the table exists with the schema this jobq uses. */
@@ -219,6 +265,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
    */
   async enqueue(job: NewJob<Tasks>, options: EnqueueOptions = {}): Promise<number> {
     const row = toJobRow(job, 'job');
+    if ((await this.layout()).partitions > 0) return (await this.insertKeyed([row], options)).firstId!;
     const result = await this.runOn<{ insertId: number }>(options, INSERT_ONE_JOB_SQL(this.tableFor(options)), row);
     return Number(result.insertId);
   }
@@ -258,10 +305,11 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
         prepare: async (db) => {
           await assertSchemaCurrent(db, database, this.table);
           const [row] = await db.query<Array<{ lanes: number }>>(COUNT_LANES_SQL, [this.table]);
-          return { lanes: Number(row?.lanes ?? 0) };
+          const { partitions } = await readTableLayout(db, database, this.table);
+          return { lanes: Number(row?.lanes ?? 0), partitions };
         },
         hasDueWork: (db, kinds) => pendingWork(db, this.quotedTable, { kinds, includeDelayed: false }),
-        enqueueDueTicks: (db) => enqueueDueTicks(db, this.quotedTable, this.table),
+        enqueueDueTicks: async (db) => enqueueDueTicks(db, this.quotedTable, this.table, (await this.layout()).partitions > 0),
         openCandidateSource: (onEvent) => (this.replica === undefined ? undefined : new ReplicaCandidates({ ...this.replica, onEvent })),
       },
       handlers,
@@ -411,8 +459,9 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
    * Deletes done and failed jobs that ended longer ago than the given ages (`'7d'`, `'12h'`, or
    * seconds), in chunks of 1,000 rows, oldest first; returns how many went.
    */
-  prune(options: PruneOptions): Promise<PruneResult> {
-    return this.described(() => pruneJobs(this.db, this.quotedTable, options));
+  async prune(options: PruneOptions): Promise<PruneResult> {
+    const { partitions } = await this.layout();
+    return this.described(() => pruneJobs(this.db, this.quotedTable, { ...options, ...(partitions > 0 && { keysOf: this.table }) }));
   }
 
   /**
@@ -487,6 +536,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
       maxId: Number(head?.max_id ?? 0),
       pausedKinds,
       claims,
+      layout: await readTableLayout(this.db, this.db.settings.database, this.table),
     };
   }
 
@@ -517,19 +567,65 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
   }
 
   private async insertRows(rows: JobRow[], options: EnqueueOptions & { idRange?: boolean }): Promise<EnqueueResult> {
-    const table = this.tableFor(options);
+    const partitioned = (await this.layout()).partitions > 0;
     let firstId: number | null = null;
     let lastId: number | null = null;
     for (const chunk of chunks(rows)) {
-      await this.runOn(options, insertJobsSql(table, chunk.length), chunk.flat());
-      if (options.idRange === false) continue;
-      const [range] = await this.runOn<Array<{ first_id: number; last_id: number }>>(options, ID_RANGE_OF_KEYS_SQL(table), [chunk.map((row) => row[0])]);
-      if (range !== undefined) {
-        firstId = firstId === null ? Number(range.first_id) : Math.min(firstId, Number(range.first_id));
-        lastId = lastId === null ? Number(range.last_id) : Math.max(lastId, Number(range.last_id));
-      }
+      const range = partitioned ? await this.insertKeyed(chunk, options) : await this.insertUnique(chunk, options);
+      if (range === undefined || range.firstId === null || range.lastId === null) continue;
+      firstId = firstId === null ? range.firstId : Math.min(firstId, range.firstId);
+      lastId = lastId === null ? range.lastId : Math.max(lastId, range.lastId);
     }
     return { count: rows.length, firstId, lastId };
+  }
+
+  /** Inserts jobs into an unpartitioned table, whose unique job_key index drops keys sent twice; then reads their ids unless `idRange` is false. */
+  private async insertUnique(rows: JobRow[], options: EnqueueOptions & { idRange?: boolean }): Promise<IdRange | undefined> {
+    const table = this.tableFor(options);
+    await this.runOn(options, insertJobsSql(table, rows.length), rows.flat());
+    if (options.idRange === false) return undefined;
+    const [range] = await this.runOn<Array<{ first_id: number | null; last_id: number | null }>>(options, ID_RANGE_OF_KEYS_SQL(table), [rows.map((row) => row[0])]);
+    return idRange(range);
+  }
+
+  /**
+   * Inserts jobs into a partitioned table, their keys' uniqueness held by jobq_job_keys
+   * (sql/job-keys.ts). On the queue's connection: one transaction in one round trip, unless a key
+   * is taken; then the careful way, in two. On the caller's: the careful way, one statement after
+   * another inside the caller's transaction (which must be open: each step relies on the locks
+   * of the one before). A key given twice in the rows queues its first job, as the unique index
+   * of an unpartitioned table would.
+   */
+  private async insertKeyed(rows: JobRow[], options: EnqueueOptions): Promise<IdRange> {
+    const chunk = new KeyedInsert(this.tableFor(options), this.table, rows);
+    const { connection } = options;
+    if (connection !== undefined) {
+      return this.described(async () => {
+        const send = async (statements: Statement[]) => {
+          const each: unknown[] = [];
+          for (const [sql, values] of statements) each.push((await connection.query(sql, values as unknown[]))[0]);
+          return each;
+        };
+        const free = chunk.free(await send(chunk.lockTaken()));
+        return KeyedInsert.rangeOf(await send([...chunk.insert(free), chunk.range()]));
+      });
+    }
+    // A key taken between the careful way's two round trips (by a writer of a new key) fails it
+    // as the first try failed; each such retry follows a key another writer committed.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.described(() =>
+          this.db.transaction(async (tx) => {
+            if (attempt > 1) return KeyedInsert.rangeOf(await tx.commitWith(...chunk.insert(chunk.free(await tx.run(...chunk.lockTaken()))), chunk.range()));
+            if (chunk.jobs.length > 1) return KeyedInsert.rangeOf(await tx.commitWith(...chunk.insert(chunk.jobs), chunk.range()));
+            const [inserted] = (await tx.commitWith(...chunk.insert(chunk.jobs))) as [{ insertId: number }];
+            return { firstId: Number(inserted.insertId), lastId: Number(inserted.insertId) };
+          }),
+        );
+      } catch (error) {
+        if (!isDuplicateKey(error) || attempt === KEYED_INSERT_ATTEMPTS) throw error;
+      }
+    }
   }
 
   private idsOf(claim: Claim, only?: readonly number[]): readonly number[] {
@@ -540,9 +636,10 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
     return only;
   }
 
-  private turn(settle: Settle[], claim: ClaimOptions): Promise<{ settlement: Settlement; claim: Claim }> {
+  private async turn(settle: Settle[], claim: ClaimOptions): Promise<{ settlement: Settlement; claim: Claim }> {
+    const { partitions } = await this.layout();
     // Paused kinds are read in the turn itself: a claim here never takes a paused kind's jobs.
-    return this.described(() => claimTurn(this.db, this.quotedTable, { settle, claim, pause: { queue: this.table, paused: [], refresh: true }, totals: this.addedToTotals() }));
+    return this.described(() => claimTurn(this.db, this.quotedTable, { settle, claim, pause: { queue: this.table, paused: [], refresh: true }, totals: this.addedToTotals(), partitions }));
   }
 
   private async settle(settle: Settle): Promise<Settlement> {

@@ -1,6 +1,7 @@
 import type { Database } from '../db/database.js';
 import { parseDuration } from '../config/duration.js';
 import { ExitCode, JobqError } from '../errors.js';
+import * as keySql from './sql/job-keys.js';
 import * as pruneSql from './sql/prune.js';
 
 /** Which finished jobs to delete: those that ended longer ago than this (`7d`, `12h`, or seconds). */
@@ -12,6 +13,8 @@ export interface PruneOptions {
 export interface PruneResult {
   done: number;
   failed: number;
+  /** Rows of jobq_job_keys whose job is gone (a partitioned table's keys; see sql/job-keys.ts). */
+  keys: number;
   /** DELETE statements it took. */
   chunks: number;
 }
@@ -25,8 +28,8 @@ const CHUNK = 1000;
  * Deletes done and failed jobs that ended before the cuts, oldest first, in chunks of autocommit
  * statements: no long transaction, no big lock set, and workers claim on between them.
  */
-export async function pruneJobs(db: Database, table: string, options: PruneOptions): Promise<PruneResult> {
-  const result: PruneResult = { done: 0, failed: 0, chunks: 0 };
+export async function pruneJobs(db: Database, table: string, options: PruneOptions & { keysOf?: string }): Promise<PruneResult> {
+  const result: PruneResult = { done: 0, failed: 0, keys: 0, chunks: 0 };
   const cuts = [
     ['done', options.doneOlderThan, 'doneOlderThan'],
     ['failed', options.failedOlderThan, 'failedOlderThan'],
@@ -47,5 +50,24 @@ export async function pruneJobs(db: Database, table: string, options: PruneOptio
       if (rows.length < CHUNK) break;
     }
   }
+  if (options.keysOf !== undefined) await pruneKeys(db, table, options.keysOf, result);
   return result;
+}
+
+/**
+ * Deletes the key rows of a partitioned table's gone jobs, walking the queue's keys in order a
+ * chunk at a time. Enqueueing a key again also frees it; this keeps jobq_job_keys from growing
+ * by a row for every job ever queued.
+ */
+async function pruneKeys(db: Database, table: string, queue: string, result: PruneResult): Promise<void> {
+  for (let after = ''; ; ) {
+    const rows = await db.query<Array<{ job_key: string }>>(keySql.KEYS_AFTER_SQL, [queue, after, CHUNK]);
+    if (rows.length === 0) return;
+    const keys = rows.map((row) => row.job_key);
+    const deleted = await db.query<{ affectedRows: number }>(keySql.FORGET_KEYS_OF_GONE_JOBS_SQL(table), [queue, keys]);
+    result.keys += deleted.affectedRows;
+    result.chunks++;
+    if (rows.length < CHUNK) return;
+    after = keys.at(-1)!;
+  }
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Cron } from 'croner';
-import type { Database } from '../db/database.js';
+import type { Database, Statement } from '../db/database.js';
 import { ExitCode, JobqError } from '../errors.js';
+import { KeyedInsert } from './keyed-insert.js';
 import { toJobRow, type JobRow } from './new-jobs.js';
 import { insertJobsSql } from './sql/enqueue.js';
 import * as scheduleSql from './sql/schedules.js';
@@ -93,7 +94,7 @@ export async function listSchedules(db: Database, queue: string): Promise<Schedu
  * inserts their jobs: however many workers run this at once, on however many machines, each tick
  * yields one job. Returns the jobs enqueued.
  */
-export async function enqueueDueTicks(db: Database, table: string, queue: string): Promise<number> {
+export async function enqueueDueTicks(db: Database, table: string, queue: string, partitioned: boolean): Promise<number> {
   const due = await db.query<Array<ScheduleRow & { now: string }>>(scheduleSql.DUE_SCHEDULES_SQL, [queue]);
   let enqueued = 0;
   for (const row of due) {
@@ -110,7 +111,9 @@ export async function enqueueDueTicks(db: Database, table: string, queue: string
     enqueued += await db.transaction(async (tx) => {
       const [taken] = (await tx.run([scheduleSql.TAKE_TICKS_SQL, [seconds(next), seconds(ticks.at(-1)!), queue, schedule.name, row.next_tick]])) as [{ affectedRows: number }];
       if (taken.affectedRows === 0) return 0; // another worker took these ticks
-      await tx.commitWith([insertJobsSql(table, rows.length), rows.flat()]);
+      // A tick's key is new (its tick was just taken): a partitioned table's first try holds.
+      const insert: Statement[] = partitioned ? new KeyedInsert(table, queue, rows).insert(rows) : [[insertJobsSql(table, rows.length), rows.flat()]];
+      await tx.commitWith(...insert);
       return rows.length;
     });
   }

@@ -1,4 +1,5 @@
 import type { GaleraNode } from '../db/galera.js';
+import type { TableLayout } from './table-layout.js';
 import type { Lane } from './sql/claim.js';
 
 export type { Lane } from './sql/claim.js';
@@ -177,6 +178,8 @@ export interface QueueStats {
   pausedKinds: string[];
   /** Claims made by every worker since the queue was made, and those that found candidates but locked none. */
   claims: { total: number; empty: number };
+  /** How the table is partitioned (`setup-tables --partitions`): 0 partitions when it is not. */
+  layout: TableLayout;
 }
 
 /** A failed job, as {@link JobQueue.failedJobs} lists it. */

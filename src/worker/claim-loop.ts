@@ -27,6 +27,8 @@ export interface ClaimLoopSettings extends RetryPolicy {
   pauseWhenLanesBusyMs?: number;
   /** Read candidates there (a replica) while it can be used. */
   candidateSource?: CandidateSource;
+  /** The table's partition count: lanes read their partitions (table-layout.ts). */
+  partitions?: number;
 }
 
 /** Where claimed jobs go: the worker's handlers, or the article's batch consumer. */
@@ -190,6 +192,7 @@ export class ClaimLoop {
         totals: this.totalsFor(false),
         ...(ticket.laneRow !== undefined && { laneRow: ticket.laneRow }),
         ...(this.settings.candidateSource !== undefined && { candidateSource: this.settings.candidateSource }),
+        ...(this.settings.partitions !== undefined && { partitions: this.settings.partitions }),
       });
       this.counted(result, settle);
       lane = result.lane;

@@ -17,7 +17,7 @@ export interface WorkerContext {
   /** Opens a connection of its own that reconnects through outages. */
   connect(onConnectionEvent: (event: ConnectionEvent) => void): Promise<Database>;
   /** Throws a one-line error unless the table is there at the current schema; reads its lane count. */
-  prepare(db: Database): Promise<{ lanes: number }>;
+  prepare(db: Database): Promise<{ lanes: number; partitions: number }>;
   /** Whether a job of these kinds (undefined: any) is claimed, or waiting and due. */
   hasDueWork(db: Database, kinds: readonly string[] | undefined): Promise<boolean>;
   /** Enqueues the ticks of the queue's schedules that have come due; how many jobs that made. */
@@ -125,7 +125,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
     const candidateSource = context.openCandidateSource(onConnectionEvent);
     try {
       connections.push(await context.connect(onConnectionEvent));
-      const { lanes } = await context.prepare(connections[0]!);
+      const { lanes, partitions } = await context.prepare(connections[0]!);
       while (connections.length < CLAIM_LOOPS) connections.push(await context.connect(onConnectionEvent));
       const firstLane = randomInt(Math.max(1, lanes));
       // A claim records its owner: this process, as `ps` shows it, and as `jobq cancel` and `stats` report it.
@@ -134,6 +134,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
         pick: 'oldest' as const,
         ownerId: process.pid,
         queue: context.table,
+        partitions,
         ...(this.handlers.kinds !== undefined && { kinds: this.handlers.kinds }),
         ...(candidateSource !== undefined && { candidateSource }),
       };

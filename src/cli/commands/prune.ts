@@ -41,7 +41,8 @@ while it runs, and stopping it half way loses nothing but the rest of the prunin
           ...(options.doneOlderThan !== undefined && { doneOlderThan: options.doneOlderThan }),
           ...(options.failedOlderThan !== undefined && { failedOlderThan: options.failedOlderThan }),
         });
-        out.line(`pruned ${result.done} done and ${result.failed} failed jobs in ${result.chunks} chunk${result.chunks === 1 ? '' : 's'}`);
+        const keys = result.keys > 0 ? ` and ${result.keys} keys of gone jobs` : '';
+        out.line(`pruned ${result.done} done and ${result.failed} failed jobs${keys} in ${result.chunks} chunk${result.chunks === 1 ? '' : 's'}`);
       });
     });
 }

@@ -44,6 +44,22 @@ const LANE_FILTER = ' AND (id DIV @@auto_increment_increment) MOD ? = ?';
 export interface Lane {
   index: number;
   count: number;
+  /**
+   * The table's partition count when it is partitioned on id (sql/partitions.ts). With at least as
+   * many partitions as lanes, a lane is a set of partitions instead of a filter on ids: partition
+   * p belongs to lane p MOD count, and the lane's reads name them (`PARTITION (p1, p4)`), so the
+   * server reads only their indexes. With HASH partitions and a partition count that is a
+   * multiple of the lane count, that is the same set of jobs as LANE_FILTER on a single server.
+   */
+  partitions?: number;
+}
+
+/** Where a lane's jobs are: the partitions it reads, or the filter on ids and its params. */
+function laneRows(lane: Lane): { partition: string; filter: string; values: unknown[] } {
+  const partitions = lane.partitions ?? 0;
+  if (lane.count === 1 || partitions < lane.count) return { partition: '', filter: LANE_FILTER, values: [lane.count, lane.index] };
+  const names = Array.from({ length: partitions }, (_, p) => p).filter((p) => p % lane.count === lane.index);
+  return { partition: ` PARTITION (${names.map((p) => `p${p}`).join(', ')})`, filter: '', values: [] };
 }
 
 const WHOLE_QUEUE: Lane = { index: 0, count: 1 };
@@ -84,14 +100,14 @@ interface RangeRead {
   values: unknown[];
 }
 
-function rangeRead(table: string, byKind: boolean, part: keyof typeof PART, filter = '', values: unknown[] = []): RangeRead {
+function rangeRead(table: string, byKind: boolean, part: keyof typeof PART, filter = '', values: unknown[] = [], partition = ''): RangeRead {
   const { index, kind, status, runAfter } = columns(byKind);
   const [where, order] = part === 'expired'
     ? [`${status} = 'claimed' AND waiting_priority = 0 AND ${runAfter} <= NOW(6)`, `${runAfter}, id`]
     : [`${status} = 'unclaimed' AND ${runAfter} <= NOW(6)${filter}`, `waiting_priority, ${runAfter}, id`];
   return {
     sql: `
-  (SELECT id, ${PART[part]} AS part, waiting_priority AS priority FROM ${table} FORCE INDEX (${index})
+  (SELECT id, ${PART[part]} AS part, waiting_priority AS priority FROM ${table}${partition} FORCE INDEX (${index})
     WHERE ${kind}${where}
     ORDER BY ${order} LIMIT ?)`,
     values,
@@ -130,11 +146,12 @@ export const HEAD_READ_LIMIT = 20;
  * their priority, cost a drain at the default priority 4 to 7 %; one entry costs next to nothing.
  */
 export function candidatesOldest(table: string, scope: ClaimScope, lane: Lane = WHOLE_QUEUE, limit: number): readonly [string, unknown[]] {
-  const withoutKind = (): [string, unknown[]] => [withoutKindRead(table), [lane.count, lane.index, limit]];
+  const rows = laneRows(lane);
+  const withoutKind = (): [string, unknown[]] => [withoutKindRead(table, rows), [...rows.values, limit]];
   if (scope.withoutKind && (scope.kinds ?? []).length === 0) return withoutKind();
   const [sql, values] = union(scope, limit, (byKind) => [
     rangeRead(table, byKind, 'expired'),
-    rangeRead(table, byKind, 'lane', LANE_FILTER, [lane.count, lane.index]),
+    rangeRead(table, byKind, 'lane', rows.filter, rows.values, rows.partition),
     ...(lane.count > 1 ? [{ ...rangeRead(table, byKind, 'ahead'), limit: 1 }] : []),
   ]);
   if (!scope.withoutKind) return [sql, values];
@@ -154,12 +171,12 @@ export function candidatesAhead(table: string, scope: ClaimScope, below: number,
  * Waiting jobs without a kind, from the NULL range of the kind index (its kind columns are NULL
  * for them): the status is checked on the row, so this read walks past done and failed jobs
  * without a kind; there are none unless the article's demo ran with --keep-done. Expired leases
- * of such jobs wait until nothing is paused. Params: lane count, lane index, limit.
+ * of such jobs wait until nothing is paused. Params: the lane's, limit.
  */
-const withoutKindRead = (table: string) => `
-  (SELECT id, ${PART.lane} AS part, waiting_priority AS priority FROM ${table} FORCE INDEX (kind_status_priority_run_after)
+const withoutKindRead = (table: string, lane: ReturnType<typeof laneRows>) => `
+  (SELECT id, ${PART.lane} AS part, waiting_priority AS priority FROM ${table}${lane.partition} FORCE INDEX (kind_status_priority_run_after)
     WHERE kind IS NULL AND kind_status IS NULL AND kind_run_after IS NULL
-      AND status = 'unclaimed' AND run_after <= NOW(6)${LANE_FILTER}
+      AND status = 'unclaimed' AND run_after <= NOW(6)${lane.filter}
     ORDER BY waiting_priority, id LIMIT ?)`;
 
 /**
@@ -169,15 +186,16 @@ const withoutKindRead = (table: string) => `
  * twice. The demo's jobs all have the default priority; this pick does not look at it.
  */
 export function candidatesByPrefix(table: string, pattern: string, lane: Lane = WHOLE_QUEUE, limit: number): readonly [string, unknown[]] {
+  const rows = laneRows(lane);
   const expired = rangeRead(table, false, 'expired');
-  const oldest = rangeRead(table, false, 'lane', LANE_FILTER);
+  const oldest = rangeRead(table, false, 'lane', rows.filter, rows.values, rows.partition);
   const sql = `${expired.sql}
   UNION
-  (SELECT id, ${PART.lane} AS part, waiting_priority AS priority FROM ${table} FORCE INDEX (status_d)
-    WHERE status = 'unclaimed' AND d LIKE ? AND run_after <= NOW(6)${LANE_FILTER}
+  (SELECT id, ${PART.lane} AS part, waiting_priority AS priority FROM ${table}${rows.partition} FORCE INDEX (status_d)
+    WHERE status = 'unclaimed' AND d LIKE ? AND run_after <= NOW(6)${rows.filter}
     LIMIT ?)
   UNION${oldest.sql}`;
-  return [sql, [limit, pattern, lane.count, lane.index, limit, lane.count, lane.index, limit]];
+  return [sql, [limit, pattern, ...rows.values, limit, ...rows.values, limit]];
 }
 
 /**

@@ -1,5 +1,6 @@
 import { DEFAULTS } from '../defaults.js';
 import { CREATE_COUNTERS_TABLE_SQL } from './counters.js';
+import { CREATE_JOB_KEYS_TABLE_SQL } from './job-keys.js';
 import { CREATE_LANES_TABLE_SQL, insertLanesSql } from './lanes.js';
 import { CREATE_PAUSED_KINDS_TABLE_SQL } from './pause.js';
 import { CREATE_SCHEDULES_TABLE_SQL } from './schedules.js';
@@ -174,6 +175,15 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: (table) => `
       ${CREATE_COUNTERS_TABLE_SQL};
       ALTER TABLE ${table} COMMENT = '${schemaComment(9)}'`,
+  },
+  {
+    version: 10,
+    description: 'job keys of partitioned tables',
+    // Made for every queue, used only by tables partitioned with `setup-tables --partitions`
+    // (sql/job-keys.ts says why they need it).
+    sql: (table) => `
+      ${CREATE_JOB_KEYS_TABLE_SQL};
+      ALTER TABLE ${table} COMMENT = '${schemaComment(10)}'`,
   },
 ];
 

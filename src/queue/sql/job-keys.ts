@@ -1,0 +1,71 @@
+/**
+ * Job keys of a partitioned jobs table. MySQL and MariaDB require every unique key of a
+ * partitioned table to contain the partitioning columns, so `job_key` cannot stay unique in a
+ * table partitioned on `id`. Its uniqueness moves here: one row per key of each queue, naming the
+ * job that holds it. An unpartitioned table keeps its unique index and never reads this table.
+ *
+ * A key is taken while its job exists, as with the unique index: once the job is gone (done and
+ * deleted, cancelled, pruned), the next job with that key takes its row over. Nothing deletes a
+ * row when its job goes (that would cost every completion a statement); enqueueing a key again
+ * and `prune` delete the rows of gone jobs.
+ *
+ * Enqueueing first tries in one round trip: insert every job, record the new keys. A key that has
+ * a row already makes the recording fail with a duplicate-key error, which rolls the whole
+ * transaction back; then the jobs go again the careful way: forget the keys of gone jobs, lock
+ * the keys that are taken, and insert only the jobs whose key is free. Measured with one
+ * connection enqueueing one job at a time (MariaDB 10.11, 8 HASH partitions): the careful way
+ * every time ran at about 0.55x a plain INSERT, the first try alone at about 0.8x.
+ */
+
+export const CREATE_JOB_KEYS_TABLE_SQL = `
+  CREATE TABLE IF NOT EXISTS jobq_job_keys (
+    queue VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+    job_key VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+    job_id BIGINT UNSIGNED NOT NULL,
+    PRIMARY KEY (queue, job_key)
+  ) ENGINE = InnoDB COMMENT = 'jobq: job keys of partitioned jobs tables'`;
+
+/**
+ * Deletes the rows of those keys whose job is gone: the keys are free again. Only rows that exist
+ * are looked at, so new keys cost one primary key dive each. Params: queue, [keys].
+ */
+export const FORGET_KEYS_OF_GONE_JOBS_SQL = (table: string) => `
+  DELETE FROM jobq_job_keys
+   WHERE queue = ? AND job_key IN (?)
+     AND NOT EXISTS (SELECT 1 FROM ${table} AS j WHERE j.id = jobq_job_keys.job_id)`;
+
+/**
+ * Records the keys of the jobs just inserted. A plain INSERT: a key that has a row already fails
+ * it with a duplicate-key error, and a writer of the same key still in flight makes it wait for
+ * that writer's COMMIT first. The jobs are read from LAST_INSERT_ID() up by primary key, at the
+ * right-hand end of each partition where they were just added; by job_key it took a dive per key
+ * and partition (800 for 100 jobs in 8 partitions), and batches went at half the speed. At READ
+ * COMMITTED (jobq's sessions) the read is a consistent read that locks nothing: an UPDATE joined
+ * to the jobs locked its way into other writers' new rows, and two generators deadlocked every
+ * few batches. Params: queue, [keys].
+ */
+export const RECORD_KEYS_SQL = (table: string) => `
+  INSERT INTO jobq_job_keys (queue, job_key, job_id)
+  SELECT ?, job_key, id FROM ${table} FORCE INDEX (PRIMARY) WHERE id >= LAST_INSERT_ID() AND job_key IN (?)`;
+
+/** RECORD_KEYS_SQL for one job, the last inserted: no read of the jobs. Params: queue, key. */
+export const RECORD_KEY_SQL = 'INSERT INTO jobq_job_keys (queue, job_key, job_id) VALUES (?, ?, LAST_INSERT_ID())';
+
+/** The keys among these that a job holds, locked until COMMIT. Params: queue, [keys]. */
+export const TAKEN_KEYS_SQL = 'SELECT job_key FROM jobq_job_keys WHERE queue = ? AND job_key IN (?) FOR UPDATE';
+
+/** The ids the keys ended up with, new or existing. Params: queue, [keys]. */
+export const ID_RANGE_OF_KEYS_SQL = `
+  SELECT MIN(job_id) AS first_id, MAX(job_id) AS last_id FROM jobq_job_keys WHERE queue = ? AND job_key IN (?)`;
+
+/** Every key of a queue's existing jobs, when its table becomes partitioned. Params: queue, queue. */
+export const RECORD_EXISTING_KEYS_SQL = (table: string) => `
+  DELETE FROM jobq_job_keys WHERE queue = ?;
+  INSERT INTO jobq_job_keys (queue, job_key, job_id)
+  SELECT ?, job_key, id FROM ${table} WHERE job_key IS NOT NULL`;
+
+/** Drops a queue's keys (its table is no longer partitioned). Params: queue. */
+export const FORGET_KEYS_SQL = 'DELETE FROM jobq_job_keys WHERE queue = ?';
+
+/** A chunk of a queue's keys after `after`, in key order, for prune. Params: queue, after, limit. */
+export const KEYS_AFTER_SQL = 'SELECT job_key FROM jobq_job_keys WHERE queue = ? AND job_key > ? ORDER BY job_key LIMIT ?';
