@@ -12,9 +12,9 @@ function ask(gate: ClaimGate, holder: string, granted: Map<string, number>): voi
   });
 }
 
-/** A gate of `lanes` lanes that `holders` have asked, in this order, for a turn. */
-function gateAskedBy(lanes: number, holders: string[]): { gate: ClaimGate; granted: Map<string, number> } {
-  const gate = new ClaimGate(lanes);
+/** A gate of `turns` turns (and `lanes` lanes) that `holders` have asked, in this order, for a turn. */
+function gateAskedBy(turns: number, holders: string[], lanes = turns): { gate: ClaimGate; granted: Map<string, number> } {
+  const gate = new ClaimGate(turns, lanes);
   const granted = new Map<string, number>();
   for (const holder of holders) ask(gate, holder, granted);
   return { gate, granted };
@@ -31,6 +31,30 @@ test('turns never share a lane, and no more run at once than there are lanes', (
     gate.release(holder);
     ask(gate, holder, granted);
   }
+});
+
+test('more lanes than turns (one per partition): still 3 turns at once, never on one lane, every lane granted in turn', () => {
+  const gate = new ClaimGate(3, 8);
+  const holding = new Map<string, number>();
+  const grants: number[] = [];
+  const ask = (holder: string) =>
+    gate.acquire(holder, (lane) => {
+      assert.ok(![...holding.values()].includes(lane.index), `lane ${lane.index} granted twice`);
+      assert.equal(lane.count, 8);
+      holding.set(holder, lane.index);
+      grants.push(lane.index);
+    });
+  for (let i = 0; i < 10; i++) ask(`consumer ${i}`);
+  for (let round = 0; round < 800; round++) {
+    assert.equal(holding.size, 3, 'three turns in flight while consumers wait');
+    // Turns of equal length: the oldest ends first.
+    const holder = [...holding.keys()][0]!;
+    holding.delete(holder);
+    gate.release(holder);
+    ask(holder);
+  }
+  const counts = [0, 1, 2, 3, 4, 5, 6, 7].map((lane) => grants.filter((g) => g === lane).length);
+  assert.ok(Math.max(...counts) - Math.min(...counts) <= 1, `each lane granted as often: ${counts}`);
 });
 
 test('the latest waiter goes first, unless someone has waited over a second', async () => {

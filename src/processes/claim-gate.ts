@@ -1,11 +1,12 @@
 import type { Lane } from '../queue/types.js';
 
 /**
- * Admission control for claim turns, held by the supervisor: at most `lanes` consumers talk to the
+ * Admission control for claim turns, held by the supervisor: at most `turns` consumers talk to the
  * server at once, and each turn comes with a lane that no other turn holds meanwhile. The consumer
  * claims from that lane first, so no two claims in flight read the same candidates. Free lanes are
  * handed out in the order they were freed: every lane is visited in turn, also when fewer
- * consumers than lanes are waiting.
+ * consumers than lanes are waiting. There are as many lanes as turns, or more: one per partition
+ * of a partitioned table, so that each turn reads one partition (sql/claim.ts, Lane).
  *
  * Why a limit: on the 2-core bench machine (MariaDB 10.11, 100,000-200,000 queued jobs, batch 100)
  * the server spent 66 µs of CPU per job with one consumer and 160 µs with ten: ten connections on
@@ -33,20 +34,24 @@ export class ClaimGate {
   private readonly freeLanes: number[];
   private readonly waiting: Array<{ since: number; admit: (lane: number) => void }> = [];
   private readonly held = new Map<unknown, number[]>();
+  private inFlight = 0;
 
-  constructor(readonly lanes: number) {
+  constructor(
+    readonly turns: number,
+    readonly lanes = turns,
+  ) {
     this.freeLanes = Array.from({ length: lanes }, (_, index) => index);
   }
 
-  /** Calls `grant` with a lane once `holder` may start a turn (at once if a lane is free). */
+  /** Calls `grant` with a lane once `holder` may start a turn (at once if a turn is free). */
   acquire(holder: unknown, grant: (lane: Lane) => void): void {
     const admit = (index: number) => {
+      this.inFlight++;
       this.held.set(holder, [...(this.held.get(holder) ?? []), index]);
       grant({ index, count: this.lanes });
     };
-    const free = this.freeLanes.shift();
-    if (free === undefined) this.waiting.push({ since: performance.now(), admit });
-    else admit(free);
+    if (this.inFlight < this.turns) admit(this.freeLanes.shift()!);
+    else this.waiting.push({ since: performance.now(), admit });
   }
 
   /** Ends the oldest turn of `holder`. */
@@ -55,10 +60,11 @@ export class ClaimGate {
     const index = lanes?.shift();
     if (index === undefined) return;
     if (lanes!.length === 0) this.held.delete(holder);
+    this.inFlight--;
+    this.freeLanes.push(index);
     const oldest = this.waiting[0];
     const next = oldest !== undefined && performance.now() - oldest.since >= MAX_WAIT_MS ? this.waiting.shift() : this.waiting.pop();
-    if (next === undefined) this.freeLanes.push(index);
-    else next.admit(index);
+    next?.admit(this.freeLanes.shift()!);
   }
 
   /** Frees whatever a holder that died still held. */

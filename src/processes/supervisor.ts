@@ -100,7 +100,7 @@ export class Supervisor {
   private problem: { message: string; exitCode: ExitCodeValue } | undefined;
   private readonly restartTimers = new Set<NodeJS.Timeout>();
   private stopWatching = () => {};
-  private readonly gate: ClaimGate;
+  private gate!: ClaimGate;
   private finish!: () => void;
   private readonly allExited = new Promise<void>((resolve) => (this.finish = resolve));
 
@@ -108,12 +108,15 @@ export class Supervisor {
     private readonly options: ProcessingOptions,
     private readonly events: ProcessingEvents,
   ) {
-    this.gate = new ClaimGate(Math.max(1, Math.min(availableParallelism() + 1, options.consumers)));
   }
 
   /** Runs until the children have all exited, then returns the summary with fresh queue stats. */
   async run(queue: JobQueue): Promise<ProcessingSummary> {
     const { options } = this;
+    const turns = Math.max(1, Math.min(availableParallelism() + 1, options.consumers));
+    // A partitioned table gets a lane per partition (each turn reads one), still `turns` at once.
+    const { partitions } = await queue.layout();
+    this.gate = new ClaimGate(turns, Math.max(turns, partitions));
     for (const config of workerConfigs(options)) this.slots.push({ name: workerName(config.role, config.number), config, inserted: 0, finished: false });
     for (const slot of this.slots) this.spawn(slot);
     this.stopWatching = watchStopRules(
