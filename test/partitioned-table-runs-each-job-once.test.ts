@@ -103,7 +103,8 @@ test('writers racing with the same keys: each key queued exactly once', async ()
 });
 
 test("enqueue inside the caller's transaction on a partitioned table: rollback leaves nothing, commit one job", async () => {
-  const app = await mysql.createConnection({ host: '127.0.0.1', user: 'root', database: db.name });
+  // The application's own connection, on its own default database: jobq names its tables in full.
+  const app = await mysql.createConnection({ host: '127.0.0.1', user: 'root', database: 'test' });
   try {
     await app.beginTransaction();
     await queue.enqueue({ kind: 'mail', key: 'order-1' }, { connection: app });

@@ -207,7 +207,8 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
     const database = this.db.settings.database;
     let from = await readSchemaVersion(this.db, database, this.table);
     let dropped = 0;
-    if (options.recreate && from !== null) {
+    const recreated = options.recreate === true && from !== null;
+    if (recreated) {
       dropped = await this.countRows();
       if (dropped > 0 && !options.force) {
         throw new JobqError(
@@ -219,6 +220,8 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
       from = null;
     }
     const to = await applyMigrations(this.db, this.table, this.quotedTable, from ?? 0);
+    // The keys of the jobs that went with a dropped table (jobq_job_keys exists from schema 10 on).
+    if (recreated) await this.db.query(keySql.FORGET_KEYS_SQL, [this.table]);
     if (options.lanes !== undefined) {
       await this.db.query(DELETE_LANES_FROM_SQL, [this.table, options.lanes]);
       await this.db.query(insertLanesSql(options.lanes), Array(options.lanes).fill(this.table));
@@ -234,7 +237,10 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
    * reopen it, so change it with writers stopped, like any schema change.
    */
   layout(): Promise<TableLayout> {
-    this.layoutRead ??= readTableLayout(this.db, this.db.settings.database, this.table);
+    this.layoutRead ??= this.described(() => readTableLayout(this.db, this.db.settings.database, this.table)).catch((error: unknown) => {
+      this.layoutRead = undefined; // read again next time, once the server is back
+      throw error;
+    });
     return this.layoutRead;
   }
 
@@ -265,7 +271,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
    */
   async enqueue(job: NewJob<Tasks>, options: EnqueueOptions = {}): Promise<number> {
     const row = toJobRow(job, 'job');
-    if ((await this.layout()).partitions > 0) return (await this.insertKeyed([row], options)).firstId!;
+    if ((await this.layout()).partitions > 0) return (await this.insertKeyed([row], options))!.firstId!;
     const result = await this.runOn<{ insertId: number }>(options, INSERT_ONE_JOB_SQL(this.tableFor(options)), row);
     return Number(result.insertId);
   }
@@ -591,13 +597,14 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
   /**
    * Inserts jobs into a partitioned table, their keys' uniqueness held by jobq_job_keys
    * (sql/job-keys.ts). On the queue's connection: one transaction in one round trip, unless a key
-   * is taken; then the careful way, in two. On the caller's: the careful way, one statement after
-   * another inside the caller's transaction (which must be open: each step relies on the locks
-   * of the one before). A key given twice in the rows queues its first job, as the unique index
-   * of an unpartitioned table would.
+   * is taken; then the careful way, in two. On the caller's: the same steps one statement at a
+   * time inside the caller's transaction (which must be open: a savepoint undoes the first try,
+   * and each careful step relies on the locks of the one before). A key given twice in the rows
+   * queues its first job, as the unique index of an unpartitioned table would.
    */
-  private async insertKeyed(rows: JobRow[], options: EnqueueOptions): Promise<IdRange> {
-    const chunk = new KeyedInsert(this.tableFor(options), this.table, rows);
+  private async insertKeyed(rows: JobRow[], options: EnqueueOptions & { idRange?: boolean }): Promise<IdRange | undefined> {
+    const keysTable = options.connection === undefined ? keySql.KEYS_TABLE : `${quoteIdentifier(this.db.settings.database)}.${keySql.KEYS_TABLE}`;
+    const chunk = new KeyedInsert(this.tableFor(options), keysTable, this.table, rows);
     const { connection } = options;
     if (connection !== undefined) {
       return this.described(async () => {
@@ -606,6 +613,13 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
           for (const [sql, values] of statements) each.push((await connection.query(sql, values as unknown[]))[0]);
           return each;
         };
+        // The first try, undone to a savepoint when a key is taken: the caller's transaction goes on.
+        try {
+          return KeyedInsert.rangeOf(await send([[keySql.SAVEPOINT_SQL], ...chunk.insert(chunk.jobs), chunk.range()]));
+        } catch (error) {
+          if (!isDuplicateKey(error)) throw error;
+          await send([[keySql.ROLLBACK_TO_SAVEPOINT_SQL]]);
+        }
         const free = chunk.free(await send(chunk.lockTaken()));
         return KeyedInsert.rangeOf(await send([...chunk.insert(free), chunk.range()]));
       });
@@ -617,9 +631,16 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
         return await this.described(() =>
           this.db.transaction(async (tx) => {
             if (attempt > 1) return KeyedInsert.rangeOf(await tx.commitWith(...chunk.insert(chunk.free(await tx.run(...chunk.lockTaken()))), chunk.range()));
-            if (chunk.jobs.length > 1) return KeyedInsert.rangeOf(await tx.commitWith(...chunk.insert(chunk.jobs), chunk.range()));
-            const [inserted] = (await tx.commitWith(...chunk.insert(chunk.jobs))) as [{ insertId: number }];
-            return { firstId: Number(inserted.insertId), lastId: Number(inserted.insertId) };
+            const insert = chunk.insert(chunk.jobs);
+            if (chunk.jobs.length === 1) {
+              const [inserted] = (await tx.commitWith(...insert)) as [{ insertId: number }];
+              return { firstId: Number(inserted.insertId), lastId: Number(inserted.insertId) };
+            }
+            if (options.idRange === false) {
+              await tx.commitWith(...insert);
+              return undefined;
+            }
+            return KeyedInsert.rangeOf(await tx.commitWith(...insert, chunk.range()));
           }),
         );
       } catch (error) {

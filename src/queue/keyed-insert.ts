@@ -24,8 +24,10 @@ export class KeyedInsert {
   readonly jobs: JobRow[];
   private readonly keys: string[];
 
+  /** `table` and `keys` (the jobs table and jobq_job_keys) as the connection must name them. */
   constructor(
     private readonly table: string,
+    private readonly keysTable: string,
     private readonly queue: string,
     rows: readonly JobRow[],
   ) {
@@ -38,15 +40,16 @@ export class KeyedInsert {
   /** Inserts these jobs and records their keys; a key that has a row fails it with 1062. */
   insert(jobs: readonly JobRow[]): Statement[] {
     if (jobs.length === 0) return [];
-    const record: Statement = jobs.length === 1 ? [keySql.RECORD_KEY_SQL, [this.queue, jobs[0]![0]]] : [keySql.RECORD_KEYS_SQL(this.table), [this.queue, jobs.map((row) => row[0])]];
+    const record: Statement =
+      jobs.length === 1 ? [keySql.RECORD_KEY_SQL(this.keysTable), [this.queue, jobs[0]![0]]] : [keySql.RECORD_KEYS_SQL(this.table, this.keysTable), [this.queue, jobs.map((row) => row[0])]];
     return [[insertJobsSql(this.table, jobs.length), jobs.flat()], record];
   }
 
   /** The careful way's first step: forget the keys of gone jobs, lock and read the taken ones. */
   lockTaken(): Statement[] {
     return [
-      [keySql.FORGET_KEYS_OF_GONE_JOBS_SQL(this.table), [this.queue, this.keys]],
-      [keySql.TAKEN_KEYS_SQL, [this.queue, this.keys]],
+      [keySql.FORGET_KEYS_OF_GONE_JOBS_SQL(this.table, this.keysTable), [this.queue, this.keys]],
+      [keySql.TAKEN_KEYS_SQL(this.keysTable), [this.queue, this.keys]],
     ];
   }
 
@@ -58,7 +61,7 @@ export class KeyedInsert {
 
   /** Reads the ids the keys ended up with: new jobs' or the ones that held them. */
   range(): Statement {
-    return [keySql.ID_RANGE_OF_KEYS_SQL, [this.queue, this.keys]];
+    return [keySql.ID_RANGE_OF_KEYS_SQL(this.keysTable), [this.queue, this.keys]];
   }
 
   /** The ids read by {@link range}, the last of these results. */

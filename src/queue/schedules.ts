@@ -5,6 +5,7 @@ import { ExitCode, JobqError } from '../errors.js';
 import { KeyedInsert } from './keyed-insert.js';
 import { toJobRow, type JobRow } from './new-jobs.js';
 import { insertJobsSql } from './sql/enqueue.js';
+import { KEYS_TABLE } from './sql/job-keys.js';
 import * as scheduleSql from './sql/schedules.js';
 
 /** What a schedule enqueues at each tick. */
@@ -112,7 +113,7 @@ export async function enqueueDueTicks(db: Database, table: string, queue: string
       const [taken] = (await tx.run([scheduleSql.TAKE_TICKS_SQL, [seconds(next), seconds(ticks.at(-1)!), queue, schedule.name, row.next_tick]])) as [{ affectedRows: number }];
       if (taken.affectedRows === 0) return 0; // another worker took these ticks
       // A tick's key is new (its tick was just taken): a partitioned table's first try holds.
-      const insert: Statement[] = partitioned ? new KeyedInsert(table, queue, rows).insert(rows) : [[insertJobsSql(table, rows.length), rows.flat()]];
+      const insert: Statement[] = partitioned ? new KeyedInsert(table, KEYS_TABLE, queue, rows).insert(rows) : [[insertJobsSql(table, rows.length), rows.flat()]];
       await tx.commitWith(...insert);
       return rows.length;
     });

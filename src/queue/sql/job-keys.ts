@@ -17,6 +17,12 @@
  * every time ran at about 0.55x a plain INSERT, the first try alone at about 0.8x.
  */
 
+/**
+ * The table's name. Statements that may run on a caller's connection (enqueue in the caller's
+ * transaction) take it as a parameter, named with its database there.
+ */
+export const KEYS_TABLE = 'jobq_job_keys';
+
 export const CREATE_JOB_KEYS_TABLE_SQL = `
   CREATE TABLE IF NOT EXISTS jobq_job_keys (
     queue VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
@@ -29,10 +35,10 @@ export const CREATE_JOB_KEYS_TABLE_SQL = `
  * Deletes the rows of those keys whose job is gone: the keys are free again. Only rows that exist
  * are looked at, so new keys cost one primary key dive each. Params: queue, [keys].
  */
-export const FORGET_KEYS_OF_GONE_JOBS_SQL = (table: string) => `
-  DELETE FROM jobq_job_keys
+export const FORGET_KEYS_OF_GONE_JOBS_SQL = (table: string, keys = KEYS_TABLE) => `
+  DELETE FROM ${keys}
    WHERE queue = ? AND job_key IN (?)
-     AND NOT EXISTS (SELECT 1 FROM ${table} AS j WHERE j.id = jobq_job_keys.job_id)`;
+     AND NOT EXISTS (SELECT 1 FROM ${table} AS j WHERE j.id = ${keys}.job_id)`;
 
 /**
  * Records the keys of the jobs just inserted. A plain INSERT: a key that has a row already fails
@@ -44,19 +50,23 @@ export const FORGET_KEYS_OF_GONE_JOBS_SQL = (table: string) => `
  * to the jobs locked its way into other writers' new rows, and two generators deadlocked every
  * few batches. Params: queue, [keys].
  */
-export const RECORD_KEYS_SQL = (table: string) => `
-  INSERT INTO jobq_job_keys (queue, job_key, job_id)
+export const RECORD_KEYS_SQL = (table: string, keys: string) => `
+  INSERT INTO ${keys} (queue, job_key, job_id)
   SELECT ?, job_key, id FROM ${table} FORCE INDEX (PRIMARY) WHERE id >= LAST_INSERT_ID() AND job_key IN (?)`;
 
 /** RECORD_KEYS_SQL for one job, the last inserted: no read of the jobs. Params: queue, key. */
-export const RECORD_KEY_SQL = 'INSERT INTO jobq_job_keys (queue, job_key, job_id) VALUES (?, ?, LAST_INSERT_ID())';
+export const RECORD_KEY_SQL = (keys: string) => `INSERT INTO ${keys} (queue, job_key, job_id) VALUES (?, ?, LAST_INSERT_ID())`;
 
 /** The keys among these that a job holds, locked until COMMIT. Params: queue, [keys]. */
-export const TAKEN_KEYS_SQL = 'SELECT job_key FROM jobq_job_keys WHERE queue = ? AND job_key IN (?) FOR UPDATE';
+export const TAKEN_KEYS_SQL = (keys: string) => `SELECT job_key FROM ${keys} WHERE queue = ? AND job_key IN (?) FOR UPDATE`;
 
 /** The ids the keys ended up with, new or existing. Params: queue, [keys]. */
-export const ID_RANGE_OF_KEYS_SQL = `
-  SELECT MIN(job_id) AS first_id, MAX(job_id) AS last_id FROM jobq_job_keys WHERE queue = ? AND job_key IN (?)`;
+export const ID_RANGE_OF_KEYS_SQL = (keys: string) => `
+  SELECT MIN(job_id) AS first_id, MAX(job_id) AS last_id FROM ${keys} WHERE queue = ? AND job_key IN (?)`;
+
+/** Where the first try on a caller's connection goes back to when a key is taken. */
+export const SAVEPOINT_SQL = 'SAVEPOINT jobq_enqueue';
+export const ROLLBACK_TO_SAVEPOINT_SQL = 'ROLLBACK TO SAVEPOINT jobq_enqueue';
 
 /** Every key of a queue's existing jobs, when its table becomes partitioned. Params: queue, queue. */
 export const RECORD_EXISTING_KEYS_SQL = (table: string) => `
