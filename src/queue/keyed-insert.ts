@@ -24,7 +24,7 @@ export class KeyedInsert {
   readonly jobs: JobRow[];
   private readonly keys: string[];
 
-  /** `table` and `keys` (the jobs table and jobq_job_keys) as the connection must name them. */
+  /** `table` and `keysTable` (the jobs table and jobq_job_keys) as the connection must name them. */
   constructor(
     private readonly table: string,
     private readonly keysTable: string,

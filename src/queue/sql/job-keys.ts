@@ -5,7 +5,7 @@
  * job that holds it. An unpartitioned table keeps its unique index and never reads this table.
  *
  * A key is taken while its job exists, as with the unique index: once the job is gone (done and
- * deleted, cancelled, pruned), the next job with that key takes its row over. Nothing deletes a
+ * deleted, cancelled, pruned), the next job with that key takes it over. Nothing deletes a
  * row when its job goes (that would cost every completion a statement); enqueueing a key again
  * and `prune` delete the rows of gone jobs.
  *
