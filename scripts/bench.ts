@@ -31,8 +31,9 @@
  *   galera     (not in the default set) 20,000 queued jobs drained by two `jobq work --once
  *              --consumers 4` started at once: on this server, and on a 3-node Galera cluster on
  *              this machine (scripts/galera-cluster.sh) with both on one node, and with one on
- *              node 2 and one on node 3. Taking turns over BENCH_ROUNDS; medians. Skipped with
- *              one line when the cluster does not start.
+ *              node 2 and one on node 3, and the same with node 2 killed (SIGKILL) 2 s in, its
+ *              worker moving to node 3 (server CPU then of nodes 1 and 3). Taking turns over
+ *              BENCH_ROUNDS; medians. Skipped with one line when the cluster does not start.
  *   partitions (not in the default set) the jobs table partitioned on id (HASH and KEY, into
  *              BENCH_PARTITIONS, default 8) against the unpartitioned one: start-processing
  *              drains with 10 and 16 consumers taking turns over BENCH_ROUNDS, the backlog
@@ -48,7 +49,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import mysql from 'mysql2/promise';
 import { JobQueue } from '../src/index.js';
@@ -78,6 +81,7 @@ const url = `mysql://root@127.0.0.1:3306/${database}`;
 const NODE_SCRIPT = (name: string) => fileURLToPath(new URL(`./bench/${name}`, import.meta.url));
 const NOOP_HANDLER = fileURLToPath(new URL('../../scripts/bench/noop-handler.mjs', import.meta.url));
 const JOBQ_BIN = fileURLToPath(new URL('../../bin/jobq.js', import.meta.url));
+const execFileAsync = promisify(execFile);
 const GALERA_SCRIPT = fileURLToPath(new URL('../../scripts/galera-cluster.sh', import.meta.url));
 
 interface Result {
@@ -503,9 +507,16 @@ async function replicaCost(): Promise<Result[]> {
 
 const GALERA_JOBS = 20_000;
 const GALERA = { base: 4400, dir: '/tmp/jobq-bench-galera' };
+/** When node 2 is killed in the node-loss round: before the end of a two-node drain (about 3 s here). */
+const NODE_KILL_AFTER_MS = 2000;
 
-/** 20,000 jobs queued through `prefillUrl`, drained by one `jobq work --once --consumers 4` per URL, all started at once. */
-async function twoWorkerDrain(prefillUrl: string, workerUrls: string[], serverCpuSeconds: () => number): Promise<Result> {
+/**
+ * 20,000 jobs queued through `prefillUrl`, drained by one `jobq work --once --consumers 4` per URL,
+ * all started at once; `meanwhile` runs beside them (a node killed mid-drain). Jobs whose claim's
+ * COMMIT answer was lost stay claimed until their lease runs out, after `--once` has ended: they
+ * are counted, and every other job must have been handled once.
+ */
+async function twoWorkerDrain(prefillUrl: string, workerUrls: string[], serverCpuSeconds: () => number, meanwhile?: () => Promise<void>): Promise<Result> {
   const queue = await JobQueue.open({ url: prefillUrl, createDatabase: true });
   try {
     await queue.setup({ recreate: true, force: true });
@@ -514,9 +525,13 @@ async function twoWorkerDrain(prefillUrl: string, workerUrls: string[], serverCp
     await queue.close();
   }
   const cpuBefore = serverCpuSeconds();
-  const run = await timedProcesses(workerUrls.map((workerUrl) => [JOBQ_BIN, 'work', '--handler', NOOP_HANDLER, '--once', '--consumers', '4', '--database-url', workerUrl]));
+  const [run] = await Promise.all([
+    timedProcesses(workerUrls.map((workerUrl) => [JOBQ_BIN, 'work', '--handler', NOOP_HANDLER, '--once', '--consumers', '4', '--database-url', workerUrl])),
+    meanwhile?.(),
+  ]);
   const consumed = run.outputs.reduce((sum, out) => sum + summaryNumber(out, 'jobs consumed'), 0);
-  if (consumed !== GALERA_JOBS) throw new Error(`the drain handled ${consumed} jobs, not ${GALERA_JOBS}`);
+  const leftClaimed = await jobsLeft(prefillUrl);
+  if (consumed + leftClaimed !== GALERA_JOBS) throw new Error(`the drain handled ${consumed} jobs and left ${leftClaimed}, not ${GALERA_JOBS} in all`);
   const retried = run.outputs.reduce((sum, out) => sum + Number(/^retried transactions = (\d+)/m.exec(out)?.[1] ?? 0), 0);
   return {
     scenario: '',
@@ -528,13 +543,27 @@ async function twoWorkerDrain(prefillUrl: string, workerUrls: string[], serverCp
     lockWaits: 0,
     serverCpuPercent: Math.round((100 * (serverCpuSeconds() - cpuBefore)) / run.seconds),
     peakTreeRssMiB: Math.round(run.peakTreeMiB),
+    extra: { leftClaimed },
   };
+}
+
+/** Rows still in the jobs table (the drain deletes what it handles); on a Galera node, read once it has applied every write set committed before. */
+async function jobsLeft(databaseUrl: string): Promise<number> {
+  const connection = await mysql.createConnection(databaseUrl);
+  try {
+    const [wsrep] = await connection.query("SHOW VARIABLES LIKE 'wsrep_on'");
+    if ((wsrep as Array<{ Value: string }>)[0]?.Value === 'ON') await connection.query('SET SESSION wsrep_sync_wait = 1');
+    const [rows] = await connection.query('SELECT COUNT(*) AS n FROM jobs');
+    return Number((rows as Array<{ n: number }>)[0]!.n);
+  } finally {
+    await connection.end();
+  }
 }
 
 /** The two-worker drain on this server against a 3-node Galera cluster; "deadlocks" are retried transactions (certification conflicts). */
 async function galera(): Promise<Result[]> {
-  const cluster = (command: string) =>
-    execFileSync('bash', [GALERA_SCRIPT, command], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, JOBQ_GALERA_BASE_PORT: String(GALERA.base), JOBQ_GALERA_DIR: GALERA.dir } });
+  const clusterEnv = { ...process.env, JOBQ_GALERA_BASE_PORT: String(GALERA.base), JOBQ_GALERA_DIR: GALERA.dir };
+  const cluster = (...args: string[]) => execFileSync('bash', [GALERA_SCRIPT, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: clusterEnv });
   try {
     cluster('start');
   } catch (error) {
@@ -542,15 +571,28 @@ async function galera(): Promise<Result[]> {
     return [];
   }
   try {
-    const node = (n: number) => `mysql://root@127.0.0.1:${GALERA.base + n}/${database}`;
-    const nodesCpu = () => [1, 2, 3].reduce((sum, n) => sum + cpuSecondsOf(Number(readFileSync(`${GALERA.dir}/node${n}/mysqld.pid`, 'utf8'))), 0);
+    const nodes = (...ns: number[]) => `mysql://root@${ns.map((n) => `127.0.0.1:${GALERA.base + n}`).join(',')}/${database}`;
+    const node = (n: number) => nodes(n);
+    const nodesCpu = (nodes: number[]) => () => nodes.reduce((sum, n) => sum + cpuSecondsOf(Number(readFileSync(`${GALERA.dir}/node${n}/mysqld.pid`, 'utf8'))), 0);
+    const killNode2 = async () => {
+      await sleep(NODE_KILL_AFTER_MS);
+      await execFileAsync('bash', [GALERA_SCRIPT, 'kill-node', '2'], { env: clusterEnv });
+    };
     const localPid = await serverPid(admin);
     const localCpu = () => (localPid === undefined ? NaN : cpuSecondsOf(localPid));
     return ratio(
       await alternating({
         'two-workers-one-server': () => twoWorkerDrain(url, [url, url], localCpu),
-        'galera-two-workers-on-node-2': () => twoWorkerDrain(node(1), [node(2), node(2)], nodesCpu),
-        'galera-two-workers-on-nodes-2-and-3': () => twoWorkerDrain(node(1), [node(2), node(3)], nodesCpu),
+        'galera-two-workers-on-node-2': () => twoWorkerDrain(node(1), [node(2), node(2)], nodesCpu([1, 2, 3])),
+        'galera-two-workers-on-nodes-2-and-3': () => twoWorkerDrain(node(1), [node(2), node(3)], nodesCpu([1, 2, 3])),
+        // Each worker lists both nodes, its own first: when node 2 dies, its worker moves to node 3.
+        'galera-node-2-killed-mid-drain': async () => {
+          try {
+            return await twoWorkerDrain(node(1), [nodes(2, 3), nodes(3, 2)], nodesCpu([1, 3]), killNode2);
+          } finally {
+            cluster('start-node', '2');
+          }
+        },
       }),
     );
   } finally {

@@ -19,6 +19,8 @@ export interface Transaction {
   run(...statements: Statement[]): Promise<unknown[]>;
   /** Sends the statements followed by COMMIT in one round trip. */
   commitWith(...statements: Statement[]): Promise<unknown[]>;
+  /** As commitWith, then `read` after the COMMIT, still in the same round trip; returns its rows too. */
+  commitThenRead(statements: Statement[], read: Statement): Promise<{ results: unknown[]; read: unknown }>;
 }
 
 class PipelinedTransaction implements Transaction {
@@ -35,6 +37,11 @@ class PipelinedTransaction implements Transaction {
     return this.send(statements, true);
   }
 
+  async commitThenRead(statements: Statement[], read: Statement): Promise<{ results: unknown[]; read: unknown }> {
+    const results = await this.send(statements, true, read);
+    return { results: results.slice(0, -1), read: results.at(-1) };
+  }
+
   /** Commits unless the work already did (or never sent anything). */
   async finish(): Promise<void> {
     if (this.started && !this.ended) await this.send([], true);
@@ -45,16 +52,17 @@ class PipelinedTransaction implements Transaction {
     this.ended = true;
   }
 
-  private async send(statements: Statement[], commit: boolean): Promise<unknown[]> {
+  /** Sends the statements (and COMMIT, and a statement after it); returns the results of all but START TRANSACTION and COMMIT. */
+  private async send(statements: Statement[], commit: boolean, afterCommit?: Statement): Promise<unknown[]> {
     if (this.ended) throw new Error('the transaction has ended');
     const opening: Statement[] = this.started ? [] : [['START TRANSACTION']];
-    const all = [...opening, ...statements, ...(commit ? [['COMMIT'] as Statement] : [])];
+    const all = [...opening, ...statements, ...(commit ? [['COMMIT'] as Statement] : []), ...(afterCommit === undefined ? [] : [afterCommit])];
     this.started = true;
     // Placeholders are positional over the joined text, so the values simply follow one another.
     const [results] = await this.connection.query(all.map(([sql]) => sql).join(';\n'), all.flatMap(([, values]) => values ?? []));
     if (commit) this.ended = true;
     const list = all.length === 1 ? [results] : (results as unknown[]);
-    return list.slice(opening.length, opening.length + statements.length);
+    return [...list.slice(opening.length, opening.length + statements.length), ...(afterCommit === undefined ? [] : [list.at(-1)])];
   }
 }
 

@@ -76,7 +76,8 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
   if (options === undefined) {
     const counts = totals(undefined);
     if (settles.length === 0 && counts.length === 0) return { settlement: NOTHING_SETTLED, claim: noClaim(randomBytes(16), 0), totalsAdded: flush };
-    const results = await db.transaction((tx) => tx.commitWith(...settles.map((settle) => settle.statement), ...counts));
+    const statements = [...settles.map((settle) => settle.statement), ...counts];
+    const results = await db.transaction(async (tx) => (db.galera === undefined ? tx.commitWith(...statements) : (await commitOnGalera(tx, table, statements, settles)).results));
     const settlement = reconnected() ? await settlementAfterReconnect(db, table, settles) : tally(settles, results);
     return { settlement, claim: noClaim(randomBytes(16), 0), totalsAdded: flush };
   }
@@ -143,7 +144,16 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     const settlement = reconnected() ? await settlementAfterReconnect(db, table, settles) : tally(settles, results);
     const extras = { ...(lane !== undefined && { lane: lane.index }), ...(waitedForLane && { waitedForLane }), ...(seen !== undefined && { pause: seen }) };
     const counted = (claimCount: ClaimCount) => ({ claimCount, totalsAdded: flush });
-    const commit = (claim: ClaimCount, ...writes: Statement[]) => tx.commitWith(...writes, ...totals(lane?.index, claim));
+    /** Commits the turn; returns the claimed jobs that are this claim's after the COMMIT (on Galera, as read back). */
+    const commit = async (claim: ClaimCount, claimed: ClaimedJob[] = [], ...writes: Statement[]) => {
+      const statements = [...writes, ...totals(lane?.index, claim)];
+      if (db.galera === undefined) {
+        await tx.commitWith(...statements);
+        return claimed;
+      }
+      const { held } = await commitOnGalera(tx, table, statements, settles, { token, jobs: claimed });
+      return claimed.filter((job) => held.has(job.id));
+    };
     if (found.length === 0) {
       await commit('none');
       return { settlement, claim: noClaim(token, 0), ...extras, ...counted('none') };
@@ -180,12 +190,41 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
       // commits only if it changed every row it locked. One more round trip, on Galera only.
       const updated = await tx.run(...writes);
       if ((updated.at(-1) as { affectedRows: number }).affectedRows !== jobs.length) throw new WriteConflictError('a claimed job was taken by another node');
-      await commit(claimCount);
+      committing = { ...committing, jobs: await commit(claimCount, jobs) };
     } else {
-      await commit(claimCount, ...writes);
+      await commit(claimCount, jobs, ...writes);
     }
     return { settlement, claim: committing, ...extras, ...counted(claimCount) };
   });
+}
+
+/**
+ * A turn's COMMIT on a Galera node, followed in the same round trip by a read of the rows it
+ * settled and claimed. With a node SIGKILLed mid-run, a surviving node was seen to answer OK to
+ * such a COMMIT whose changes never appeared: its claimed jobs went to other consumers and its
+ * settled jobs stayed claimed until their lease ran out (2 runs of the node-loss test in 6). So
+ * on Galera a turn believes the read, not the OK: a settled row still held by its claim means the
+ * transaction did not happen, and the turn runs again (settles are idempotent by token); a claimed
+ * row held by another token went to another claim after this one, and is not this claim's.
+ */
+async function commitOnGalera(
+  tx: Transaction,
+  table: string,
+  statements: Statement[],
+  settles: readonly Settle[],
+  claim?: { token: Buffer; jobs: readonly ClaimedJob[] },
+): Promise<{ results: unknown[]; held: Set<number> }> {
+  const settled = settles.filter((settle) => settle.counted && settle.ids.length > 0);
+  const ids = [...settled.flatMap((settle) => settle.ids), ...(claim?.jobs.map((job) => job.id) ?? [])];
+  if (ids.length === 0) return { results: await tx.commitWith(...statements), held: new Set() };
+  const tokens = [...settled.map((settle) => settle.token), ...(claim === undefined ? [] : [claim.token])];
+  const { results, read } = await tx.commitThenRead(statements, [claimSql.HELD_BY_TOKENS_SQL(table), [ids, tokens]]);
+  const rows = read as Array<{ id: number; claim_token: Buffer }>;
+  if (rows.some((row) => claim === undefined || !claim.token.equals(row.claim_token))) {
+    throw new WriteConflictError('the COMMIT answered OK, but the rows it settled are still claimed');
+  }
+  if (claim !== undefined && claim.jobs.length > 0 && rows.length === 0) throw new WriteConflictError('the COMMIT answered OK, but none of the jobs it claimed are held');
+  return { results, held: new Set(rows.map((row) => Number(row.id))) };
 }
 
 /**

@@ -122,6 +122,8 @@ const CHUNK_ROWS = 1000;
 const CHUNK_BYTES = 4 * 1024 * 1024;
 /** Tries of an insert into a partitioned table before a key that keeps being taken is an error. */
 const KEYED_INSERT_ATTEMPTS = 10;
+/** Tries of an insert read back on a Galera node (insertReadBack) before missing rows are an error. */
+const MAX_INSERT_ATTEMPTS = 5;
 
 /** Which of a claim's jobs a settlement is about; all of them when omitted. */
 export interface SettleOptions {
@@ -272,6 +274,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
   async enqueue(job: NewJob<Tasks>, options: EnqueueOptions = {}): Promise<number> {
     const row = toJobRow(job, 'job');
     if ((await this.layout()).partitions > 0) return (await this.insertKeyed([row], options))!.firstId!;
+    if (this.readsBackInserts(options)) return (await this.insertReadBack([row])).firstId!;
     const result = await this.runOn<{ insertId: number }>(options, INSERT_ONE_JOB_SQL(this.tableFor(options)), row);
     return Number(result.insertId);
   }
@@ -587,11 +590,35 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
 
   /** Inserts jobs into an unpartitioned table, whose unique job_key index drops keys sent twice; then reads their ids unless `idRange` is false. */
   private async insertUnique(rows: JobRow[], options: EnqueueOptions & { idRange?: boolean }): Promise<IdRange | undefined> {
+    if (this.readsBackInserts(options)) return this.insertReadBack(rows);
     const table = this.tableFor(options);
     await this.runOn(options, insertJobsSql(table, rows.length), rows.flat());
     if (options.idRange === false) return undefined;
     const [range] = await this.runOn<Array<{ first_id: number | null; last_id: number | null }>>(options, ID_RANGE_OF_KEYS_SQL(table), [rows.map((row) => row[0])]);
     return idRange(range);
+  }
+
+  /** On a Galera node, jobq's own inserts are read back (see insertReadBack); a caller's transaction is the caller's to commit. */
+  private readsBackInserts(options: EnqueueOptions): boolean {
+    return options.connection === undefined && this.db.galera !== undefined;
+  }
+
+  /**
+   * On a Galera node: the INSERT and a read of its keys in one round trip, sent again until every
+   * key is there. A surviving node of a cluster that lost one was seen to answer OK to a COMMIT
+   * whose changes never appeared (claim-turn.ts, commitOnGalera); the keys make sending the rows
+   * again safe, and each such retry counts as a retried transaction.
+   */
+  private async insertReadBack(rows: JobRow[]): Promise<IdRange> {
+    const keys = rows.map((row) => row[0]);
+    const distinct = new Set(keys).size;
+    const sql = `${insertJobsSql(this.quotedTable, rows.length)};\n${ID_RANGE_OF_KEYS_SQL(this.quotedTable)}`;
+    for (let attempt = 1; ; attempt++) {
+      const [, [range]] = await this.run<[unknown, Array<{ first_id: number | null; last_id: number | null; found: number }>]>(sql, [...rows.flat(), keys]);
+      if (Number(range?.found) === distinct) return idRange(range);
+      if (attempt === MAX_INSERT_ATTEMPTS) throw new Error(`${distinct - Number(range?.found)} of ${distinct} jobs were not in the table after ${attempt} inserts that each answered OK`);
+      this.db.counters.deadlockRetries++;
+    }
   }
 
   /**

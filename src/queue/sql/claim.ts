@@ -239,6 +239,13 @@ export const MARK_FAILED_SQL = (table: string) => `
          last_error = COALESCE(last_error, 'lease expired on every attempt')
    WHERE id IN (?)`;
 
+/**
+ * Which of these rows which of these claim tokens hold, read right after a COMMIT on a Galera node
+ * (claim-turn.ts, readBackOnGalera). Params: [ids], [tokens].
+ */
+export const HELD_BY_TOKENS_SQL = (table: string) => `
+  SELECT id, claim_token FROM ${table} FORCE INDEX (PRIMARY) WHERE id IN (?) AND claim_token IN (?)`;
+
 /** Which of these rows a claim token holds: did a COMMIT cut off by a lost connection go through? Params: [ids], token. */
 export const OWNED_BY_TOKEN_SQL = (table: string) => `
   SELECT id FROM ${table} FORCE INDEX (PRIMARY) WHERE id IN (?) AND claim_token = ?`;

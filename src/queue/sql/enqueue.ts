@@ -21,6 +21,6 @@ export const INSERT_ONE_JOB_SQL = (table: string) => `
   VALUES (?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND)
   ON DUPLICATE KEY UPDATE id = LAST_INSERT_ID(id)`;
 
-/** The ids the keys ended up with (a covering read of the unique index). Params: [keys]. */
+/** The ids the keys ended up with, and how many of the keys are there (a covering read of the unique index). Params: [keys]. */
 export const ID_RANGE_OF_KEYS_SQL = (table: string) => `
-  SELECT MIN(id) AS first_id, MAX(id) AS last_id FROM ${table} FORCE INDEX (job_key) WHERE job_key IN (?)`;
+  SELECT MIN(id) AS first_id, MAX(id) AS last_id, COUNT(*) AS found FROM ${table} FORCE INDEX (job_key) WHERE job_key IN (?)`;
