@@ -573,7 +573,7 @@ async function galera(): Promise<Result[]> {
   try {
     const nodes = (...ns: number[]) => `mysql://root@${ns.map((n) => `127.0.0.1:${GALERA.base + n}`).join(',')}/${database}`;
     const node = (n: number) => nodes(n);
-    const nodesCpu = (nodes: number[]) => () => nodes.reduce((sum, n) => sum + cpuSecondsOf(Number(readFileSync(`${GALERA.dir}/node${n}/mysqld.pid`, 'utf8'))), 0);
+    const nodesCpu = (which: number[]) => () => which.reduce((sum, n) => sum + cpuSecondsOf(Number(readFileSync(`${GALERA.dir}/node${n}/mysqld.pid`, 'utf8'))), 0);
     const killNode2 = async () => {
       await sleep(NODE_KILL_AFTER_MS);
       await execFileAsync('bash', [GALERA_SCRIPT, 'kill-node', '2'], { env: clusterEnv });

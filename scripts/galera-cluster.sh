@@ -104,7 +104,11 @@ start_node() {
   fi
   "$server" --defaults-file="$d/my.cnf" "${run_as[@]}" ${bootstrap:+--wsrep-new-cluster} >/dev/null 2>&1 &
   disown || true
-  wait_until 90 synced "$n" || fail "node $n is not Synced within 90 s (state: $(state "$n")); see $d/error.log"
+  if ! wait_until 90 synced "$n"; then
+    # The log's end goes with the message: a test suite's cluster is destroyed after a failure.
+    tail -n 15 "$d/error.log" >&2 2>/dev/null
+    fail "node $n is not Synced within 90 s (state: $(state "$n")); see $d/error.log (its end above)"
+  fi
 }
 
 # After losing the majority (two of three nodes killed), the survivor stays non-Primary and

@@ -202,7 +202,7 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
  * A turn's COMMIT on a Galera node, followed in the same round trip by a read of the rows it
  * settled and claimed. With a node SIGKILLed mid-run, a surviving node was seen to answer OK to
  * such a COMMIT whose changes never appeared: its claimed jobs went to other consumers and its
- * settled jobs stayed claimed until their lease ran out (2 runs of the node-loss test in 6). So
+ * settled jobs stayed claimed until their lease ran out (2 runs of the node-loss test in 16). So
  * on Galera a turn believes the read, not the OK: a settled row still held by its claim means the
  * transaction did not happen, and the turn runs again (settles are idempotent by token); a claimed
  * row held by another token went to another claim after this one, and is not this claim's.
