@@ -21,10 +21,15 @@ export interface ClaimLoopSettings extends RetryPolicy {
   /** The queue's name (the table's): claims honour its paused kinds, settles add to its running totals. */
   queue: string;
   /**
-   * Pause this long after a turn that had to wait for a lane, or that claimed only a few jobs: a
-   * worker's extra loops, which help only while work piles up and lanes are free. Default never.
+   * Pause this long after a turn that had to wait for a lane: a worker's extra loops, which help
+   * only while work piles up and lanes are free. Default never.
    */
   pauseWhenLanesBusyMs?: number;
+  /**
+   * Pause this long after a turn that claimed only a few jobs (under a quarter of those asked
+   * for): fewer, fuller turns while jobs trickle in. Default never.
+   */
+  pauseAfterLightClaimMs?: number;
   /** Read candidates there (a replica) while it can be used. */
   candidateSource?: CandidateSource;
   /** The table's partition count: lanes read their partitions (table-layout.ts). */
@@ -142,9 +147,9 @@ export class ClaimLoop {
           this.sink.accept(turn?.claim ?? { token: Buffer.alloc(16), jobs: [], candidates: 0, failedIds: [] }, reserved);
         }
         const { claim } = turn;
-        const pause = this.settings.pauseWhenLanesBusyMs;
         const light = claim.jobs.length > 0 && claim.jobs.length < reserved / 4;
-        if ((turn.waitedForLane || light) && pause !== undefined) await sleep(pause, undefined, { signal }).catch(() => undefined);
+        const pause = Math.max(turn.waitedForLane === true ? (this.settings.pauseWhenLanesBusyMs ?? 0) : 0, light ? (this.settings.pauseAfterLightClaimMs ?? 0) : 0);
+        if (pause > 0) await sleep(pause, undefined, { signal }).catch(() => undefined);
         if (claim.jobs.length > 0) idle.reset();
         // Candidates that were all taken mean work exists: try again at once. None at all: back off.
         else await idle.wait(claim.candidates > 0, signal);
