@@ -77,7 +77,7 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     const counts = totals(undefined);
     if (settles.length === 0 && counts.length === 0) return { settlement: NOTHING_SETTLED, claim: noClaim(randomBytes(16), 0), totalsAdded: flush };
     const statements = [...settles.map((settle) => settle.statement), ...counts];
-    const results = await db.transaction(async (tx) => (db.galera === undefined ? tx.commitWith(...statements) : (await commitOnGalera(tx, table, statements, settles)).results));
+    const results = await db.transaction(async (tx) => (await commitTurn(db, tx, table, statements, settles)).results);
     const settlement = reconnected() ? await settlementAfterReconnect(db, table, settles) : tally(settles, results);
     return { settlement, claim: noClaim(randomBytes(16), 0), totalsAdded: flush };
   }
@@ -92,7 +92,7 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
   let committing: Claim | undefined;
   return db.transaction(async (tx) => {
     if (reconnected() && committing !== undefined && committing.jobs.length > 0) {
-      const mine = await db.query<Array<{ id: number }>>(claimSql.OWNED_BY_TOKEN_SQL(table), [committing.jobs.map((job) => job.id), token]);
+      const mine = await db.query<Array<{ id: number }>>(claimSql.HELD_BY_TOKENS_SQL(table), [committing.jobs.map((job) => job.id), [token]]);
       if (mine.length > 0) {
         const ids = new Set(mine.map((row) => Number(row.id)));
         const settlement = await settlementAfterReconnect(db, table, settles);
@@ -144,16 +144,9 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     const settlement = reconnected() ? await settlementAfterReconnect(db, table, settles) : tally(settles, results);
     const extras = { ...(lane !== undefined && { lane: lane.index }), ...(waitedForLane && { waitedForLane }), ...(seen !== undefined && { pause: seen }) };
     const counted = (claimCount: ClaimCount) => ({ claimCount, totalsAdded: flush });
-    /** Commits the turn; returns the claimed jobs that are this claim's after the COMMIT (on Galera, as read back). */
-    const commit = async (claim: ClaimCount, claimed: ClaimedJob[] = [], ...writes: Statement[]) => {
-      const statements = [...writes, ...totals(lane?.index, claim)];
-      if (db.galera === undefined) {
-        await tx.commitWith(...statements);
-        return claimed;
-      }
-      const { held } = await commitOnGalera(tx, table, statements, settles, { token, jobs: claimed });
-      return claimed.filter((job) => held.has(job.id));
-    };
+    /** Commits the turn; returns the claimed jobs that are this claim's after the COMMIT. */
+    const commit = async <J extends ClaimedJob>(claim: ClaimCount, claimed: J[] = [], ...writes: Statement[]) =>
+      (await commitTurn(db, tx, table, [...writes, ...totals(lane?.index, claim)], settles, { token, jobs: claimed })).jobs;
     if (found.length === 0) {
       await commit('none');
       return { settlement, claim: noClaim(token, 0), ...extras, ...counted('none') };
@@ -199,7 +192,8 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
 }
 
 /**
- * A turn's COMMIT on a Galera node, followed in the same round trip by a read of the rows it
+ * A turn's COMMIT; returns the statements' results and the claimed jobs that are this claim's.
+ * On a Galera node the COMMIT is followed, in the same round trip, by a read of the rows the turn
  * settled and claimed. With a node SIGKILLed mid-run, a surviving node was seen to answer OK to
  * such a COMMIT whose changes never appeared: its claimed jobs went to other consumers and its
  * settled jobs stayed claimed until their lease ran out (2 runs of the node-loss test in 16). So
@@ -207,24 +201,27 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
  * transaction did not happen, and the turn runs again (settles are idempotent by token); a claimed
  * row held by another token went to another claim after this one, and is not this claim's.
  */
-async function commitOnGalera(
+async function commitTurn<J extends ClaimedJob>(
+  db: Database,
   tx: Transaction,
   table: string,
   statements: Statement[],
   settles: readonly Settle[],
-  claim?: { token: Buffer; jobs: readonly ClaimedJob[] },
-): Promise<{ results: unknown[]; held: Set<number> }> {
+  claim?: { token: Buffer; jobs: J[] },
+): Promise<{ results: unknown[]; jobs: J[] }> {
+  const claimed = claim?.jobs ?? [];
   const settled = settles.filter((settle) => settle.counted && settle.ids.length > 0);
-  const ids = [...settled.flatMap((settle) => settle.ids), ...(claim?.jobs.map((job) => job.id) ?? [])];
-  if (ids.length === 0) return { results: await tx.commitWith(...statements), held: new Set() };
+  const ids = [...settled.flatMap((settle) => settle.ids), ...claimed.map((job) => job.id)];
+  if (db.galera === undefined || ids.length === 0) return { results: await tx.commitWith(...statements), jobs: claimed };
   const tokens = [...settled.map((settle) => settle.token), ...(claim === undefined ? [] : [claim.token])];
   const { results, read } = await tx.commitThenRead(statements, [claimSql.HELD_BY_TOKENS_SQL(table), [ids, tokens]]);
   const rows = read as Array<{ id: number; claim_token: Buffer }>;
   if (rows.some((row) => claim === undefined || !claim.token.equals(row.claim_token))) {
     throw new WriteConflictError('the COMMIT answered OK, but the rows it settled are still claimed');
   }
-  if (claim !== undefined && claim.jobs.length > 0 && rows.length === 0) throw new WriteConflictError('the COMMIT answered OK, but none of the jobs it claimed are held');
-  return { results, held: new Set(rows.map((row) => Number(row.id))) };
+  if (claimed.length > 0 && rows.length === 0) throw new WriteConflictError('the COMMIT answered OK, but none of the jobs it claimed are held');
+  const held = new Set(rows.map((row) => Number(row.id)));
+  return { results, jobs: claimed.filter((job) => held.has(job.id)) };
 }
 
 /**

@@ -606,7 +606,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
   /**
    * On a Galera node: the INSERT and a read of its keys in one round trip, sent again until every
    * key is there. A surviving node of a cluster that lost one was seen to answer OK to a COMMIT
-   * whose changes never appeared (claim-turn.ts, commitOnGalera); the keys make sending the rows
+   * whose changes never appeared (claim-turn.ts, commitTurn); the keys make sending the rows
    * again safe, and each such retry counts as a retried transaction. The read runs microseconds
    * after the INSERT, in the same packet: no worker can have claimed and deleted the jobs yet.
    */

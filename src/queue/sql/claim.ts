@@ -240,15 +240,12 @@ export const MARK_FAILED_SQL = (table: string) => `
    WHERE id IN (?)`;
 
 /**
- * Which of these rows which of these claim tokens hold, read right after a COMMIT on a Galera node
- * (claim-turn.ts, readBackOnGalera). Params: [ids], [tokens].
+ * Which of these rows which of these claim tokens hold: after a COMMIT cut off by a lost
+ * connection (did it go through?), and right after every COMMIT on a Galera node (claim-turn.ts,
+ * commitTurn). Params: [ids], [tokens].
  */
 export const HELD_BY_TOKENS_SQL = (table: string) => `
   SELECT id, claim_token FROM ${table} FORCE INDEX (PRIMARY) WHERE id IN (?) AND claim_token IN (?)`;
-
-/** Which of these rows a claim token holds: did a COMMIT cut off by a lost connection go through? Params: [ids], token. */
-export const OWNED_BY_TOKEN_SQL = (table: string) => `
-  SELECT id FROM ${table} FORCE INDEX (PRIMARY) WHERE id IN (?) AND claim_token = ?`;
 
 /**
  * Is there work due now (or, with `includeDelayed`, at all) in the scope? For --until-empty and
