@@ -572,7 +572,6 @@ async function galera(): Promise<Result[]> {
   }
   try {
     const nodes = (...ns: number[]) => `mysql://root@${ns.map((n) => `127.0.0.1:${GALERA.base + n}`).join(',')}/${database}`;
-    const node = (n: number) => nodes(n);
     const nodesCpu = (which: number[]) => () => which.reduce((sum, n) => sum + cpuSecondsOf(Number(readFileSync(`${GALERA.dir}/node${n}/mysqld.pid`, 'utf8'))), 0);
     const killNode2 = async () => {
       await sleep(NODE_KILL_AFTER_MS);
@@ -583,12 +582,12 @@ async function galera(): Promise<Result[]> {
     return ratio(
       await alternating({
         'two-workers-one-server': () => twoWorkerDrain(url, [url, url], localCpu),
-        'galera-two-workers-on-node-2': () => twoWorkerDrain(node(1), [node(2), node(2)], nodesCpu([1, 2, 3])),
-        'galera-two-workers-on-nodes-2-and-3': () => twoWorkerDrain(node(1), [node(2), node(3)], nodesCpu([1, 2, 3])),
+        'galera-two-workers-on-node-2': () => twoWorkerDrain(nodes(1), [nodes(2), nodes(2)], nodesCpu([1, 2, 3])),
+        'galera-two-workers-on-nodes-2-and-3': () => twoWorkerDrain(nodes(1), [nodes(2), nodes(3)], nodesCpu([1, 2, 3])),
         // Each worker lists both nodes, its own first: when node 2 dies, its worker moves to node 3.
         'galera-node-2-killed-mid-drain': async () => {
           try {
-            return await twoWorkerDrain(node(1), [nodes(2, 3), nodes(3, 2)], nodesCpu([1, 3]), killNode2);
+            return await twoWorkerDrain(nodes(1), [nodes(2, 3), nodes(3, 2)], nodesCpu([1, 3]), killNode2);
           } finally {
             cluster('start-node', '2');
           }
