@@ -44,6 +44,20 @@ test('a job queued at a smaller priority while a backlog waits is claimed by the
   assert.ok(overtaking.length <= 20, `${overtaking.length} jobs claimed after the urgent one was queued ran before it`);
 });
 
+test('a claim whose lane holds only less urgent jobs than it last saw takes the more urgent jobs of the other lanes', async () => {
+  const { db, queue } = context;
+  await db.admin.query('DELETE FROM jobs');
+  await queue.enqueueMany(Array.from({ length: 60 }, () => ({ kind: 'lanes', priority: 5 })));
+  // Lane 0 of 3 keeps only jobs at 5 (ids step by 1 on one server); the others hold 40 jobs at 1.
+  await db.admin.query('UPDATE jobs SET priority = 1 WHERE id MOD 3 <> 0');
+  // The claim looks below the default priority for a job ahead of its lane, finds none there, and
+  // must still read the head of the queue: its lane's least urgent job is at 5.
+  const claim = await queue.claim({ batchSize: 10, lane: { index: 0, count: 3 } });
+  assert.deepEqual(claim.jobs.map((job) => job.priority), Array(10).fill(1));
+  await queue.complete(claim);
+  await db.admin.query('DELETE FROM jobs');
+});
+
 test('jobq enqueue takes --priority and a "priority" field on --stdin lines', async () => {
   const { db } = context;
   await db.admin.query('DELETE FROM jobs');

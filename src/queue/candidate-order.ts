@@ -36,18 +36,24 @@ export function orderCandidates(rows: readonly CandidateRow[], limit: number): C
   return [...expired, ...waiting].slice(0, limit);
 }
 
+/** The priority of the lane's least urgent candidate; undefined when the lane has none. */
+export function laneLeastUrgent(rows: readonly CandidateRow[]): number | undefined {
+  let laneWorst: number | undefined;
+  for (const row of rows) if (row.part === PART.lane) laneWorst = Math.max(laneWorst ?? -Infinity, row.priority);
+  return laneWorst;
+}
+
 /**
- * The priority of the lane's least urgent candidate when the queue's most urgent due job (the
- * one-row head part) comes before it: then the head up to it is worth reading. Undefined otherwise.
+ * The priority of the lane's least urgent candidate when jobs more urgent than it may wait in
+ * other lanes: then the head of the queue up to it is worth reading. The candidate query looked
+ * for one such job below `probedBelow` (undefined: it did not look; see candidatesOldest). It may
+ * have missed some when it found one (they may be more urgent still) or when the lane's least
+ * urgent is beyond that bound. Undefined otherwise, and for an empty lane.
  */
-export function headBeforeLane(rows: readonly CandidateRow[]): number | undefined {
-  let laneWorst = -Infinity;
-  let headBest = Infinity;
-  for (const row of rows) {
-    if (row.part === PART.lane) laneWorst = Math.max(laneWorst, row.priority);
-    else if (row.part === PART.ahead) headBest = Math.min(headBest, row.priority);
-  }
-  return headBest < laneWorst ? laneWorst : undefined;
+export function headBeforeLane(rows: readonly CandidateRow[], probedBelow: number | undefined): number | undefined {
+  const laneWorst = laneLeastUrgent(rows);
+  if (laneWorst === undefined || probedBelow === undefined) return undefined;
+  return rows.some((row) => row.part === PART.ahead) || probedBelow < laneWorst ? laneWorst : undefined;
 }
 
 /**

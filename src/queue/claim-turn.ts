@@ -3,10 +3,10 @@ import type { Database, Statement, Transaction } from '../db/database.js';
 import type { CandidateSource } from '../db/replica.js';
 import { WriteConflictError } from '../db/server-errors.js';
 import { ExitCode, JobqError } from '../errors.js';
-import { DEFAULTS, MAX_BATCH_SIZE } from './defaults.js';
+import { DEFAULT_PRIORITY, DEFAULTS, MAX_BATCH_SIZE } from './defaults.js';
 import { randomPrefixPattern } from './demo-jobs.js';
 import type { Settle } from './settlements.js';
-import { headBeforeLane, keepNoLessUrgentThanSkipped, orderCandidates } from './candidate-order.js';
+import { headBeforeLane, keepNoLessUrgentThanSkipped, laneLeastUrgent, orderCandidates } from './candidate-order.js';
 import * as claimSql from './sql/claim.js';
 import type { CandidateRow, ClaimScope, Lane } from './sql/claim.js';
 import * as completeSql from './sql/complete.js';
@@ -37,6 +37,11 @@ export interface TurnRequest {
   candidateSource?: CandidateSource;
   /** The table's partition count (table-layout.ts): a lane then reads its partitions (see Lane). */
   partitions?: number;
+  /**
+   * The least urgent priority among the lane's candidates in the loop's last claim: the first
+   * round trip looks for a more urgent job in other lanes below it (candidatesOldest). Default 0.
+   */
+  laneLeastUrgent?: number;
 }
 
 export interface TurnResult {
@@ -48,6 +53,8 @@ export interface TurnResult {
   waitedForLane?: boolean;
   /** Paused kinds as this turn read them, for the next (with `pause`). */
   pause?: PauseView;
+  /** The least urgent priority among the lane's candidates, for the next turn's request. */
+  laneLeastUrgent?: number;
   /** What the claim counts as in the running totals. */
   claimCount?: ClaimCount;
   /** The turn added its counts and the pending ones to the running totals (`totals.flush`). */
@@ -112,19 +119,22 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     const source = request.candidateSource;
     const onPrimary = async (statement: Statement) => (await tx.run(statement))[0] as CandidateRow[];
     const read = async (statement: Statement) => (await source?.read<CandidateRow>(statement)) ?? onPrimary(statement);
-    const laneCandidates = scope === undefined ? undefined : candidates(table, options, scope, lane, batchSize);
+    const readCandidates = (from: Lane | undefined) => (scope === undefined ? undefined : candidates(table, options, scope, from, batchSize, request.laneLeastUrgent));
+    const laneCandidates = readCandidates(lane);
     // Candidates from a replica are read while the primary takes the first round trip.
-    const fromReplica = laneCandidates === undefined ? undefined : source?.read<CandidateRow>(laneCandidates);
-    const candidatesAt = laneCandidates === undefined || fromReplica !== undefined ? -1 : at(laneCandidates);
+    const fromReplica = laneCandidates === undefined ? undefined : source?.read<CandidateRow>(laneCandidates.statement);
+    const candidatesAt = laneCandidates === undefined || fromReplica !== undefined ? -1 : at(laneCandidates.statement);
     const [results, replicaRows] = await Promise.all([first.length > 0 ? tx.run(...first) : [], fromReplica]);
     const seen = refresh ? pauseSeen(pause!.queue, results[pausedAt], presentAt < 0 ? undefined : results[presentAt]) : pause;
-    // The head of the queue, when its most urgent job comes before the lane's last (see candidatesOldest).
-    const withAhead = async (rows: CandidateRow[]) => {
-      const below = headBeforeLane(rows);
+    let leastUrgent: number | undefined;
+    // The head of the queue, when it may hold jobs more urgent than the lane's last (see candidatesOldest).
+    const withAhead = async (rows: CandidateRow[], probedBelow: number | undefined) => {
+      leastUrgent = laneLeastUrgent(rows) ?? leastUrgent;
+      const below = headBeforeLane(rows, probedBelow);
       return below === undefined || scope === undefined ? rows : [...rows, ...(await read(claimSql.candidatesAhead(table, scope, below, Math.min(batchSize, claimSql.HEAD_READ_LIMIT))))];
     };
-    const firstRows = laneCandidates === undefined ? [] : candidatesAt >= 0 ? (results[candidatesAt] as CandidateRow[]) : (replicaRows ?? (await onPrimary(laneCandidates)));
-    let found = orderCandidates(await withAhead(firstRows), batchSize);
+    const firstRows = laneCandidates === undefined ? [] : candidatesAt >= 0 ? (results[candidatesAt] as CandidateRow[]) : (replicaRows ?? (await onPrimary(laneCandidates.statement)));
+    let found = orderCandidates(await withAhead(firstRows, laneCandidates?.probedBelow), batchSize);
     let waitedForLane = false;
     if (laneRow !== undefined) {
       const freeAtOnce = (results[laneAt] as Array<{ lane: number }>)[0]?.lane;
@@ -134,7 +144,8 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
       // read while another claim held it, they are that claim's jobs by now.
       if (freeAtOnce === undefined || taken !== laneRow.first) {
         lane = taken === undefined ? undefined : inPartitions(taken, laneRow.lanes);
-        found = scope === undefined ? [] : orderCandidates(await withAhead(await read(candidates(table, options, scope, lane, batchSize))), batchSize);
+        const again = readCandidates(lane);
+        found = again === undefined ? [] : orderCandidates(await withAhead(await read(again.statement), again.probedBelow), batchSize);
       }
     }
     const stale = scope === undefined ? undefined : staleCandidates(table, options, scope, batchSize);
@@ -142,7 +153,12 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
       found = orderCandidates(await read(stale), batchSize);
     }
     const settlement = reconnected() ? await settlementAfterReconnect(db, table, settles) : tally(settles, results);
-    const extras = { ...(lane !== undefined && { lane: lane.index }), ...(waitedForLane && { waitedForLane }), ...(seen !== undefined && { pause: seen }) };
+    const extras = {
+      ...(lane !== undefined && { lane: lane.index }),
+      ...(waitedForLane && { waitedForLane }),
+      ...(seen !== undefined && { pause: seen }),
+      ...(leastUrgent !== undefined && { laneLeastUrgent: leastUrgent }),
+    };
     const counted = (claimCount: ClaimCount) => ({ claimCount, totalsAdded: flush });
     /** Commits the turn; returns the claimed jobs that are this claim's after the COMMIT. */
     const commit = async <J extends ClaimedJob>(claim: ClaimCount, claimed: J[] = [], ...writes: Statement[]) =>
@@ -269,10 +285,15 @@ export async function settlementAfterReconnect(db: Database, table: string, sett
   return { settled: owned - lost, lost };
 }
 
-function candidates(table: string, options: ClaimOptions, scope: ClaimScope, lane: ClaimOptions['lane'], limit: number): Statement {
-  return options.pick === 'random-prefix' && scope.kinds === undefined
-    ? claimSql.candidatesByPrefix(table, randomPrefixPattern(), lane, limit)
-    : claimSql.candidatesOldest(table, scope, lane, limit);
+/**
+ * A claim's candidate query, and the priority below which it looked for one job ahead of the lane
+ * (undefined: it did not look; the article's pick never does).
+ */
+function candidates(table: string, options: ClaimOptions, scope: ClaimScope, lane: Lane | undefined, limit: number, leastUrgent = DEFAULT_PRIORITY): { statement: Statement; probedBelow: number | undefined } {
+  if (options.pick === 'random-prefix' && scope.kinds === undefined) {
+    return { statement: claimSql.candidatesByPrefix(table, randomPrefixPattern(), lane, limit), probedBelow: undefined };
+  }
+  return { statement: claimSql.candidatesOldest(table, scope, lane, limit, leastUrgent), probedBelow: claimSql.readsAhead(scope, lane) ? leastUrgent : undefined };
 }
 
 /** Jobs stranded in other lanes; none for jobs without a kind while kinds are paused (they wait for the next turn of their lane). */

@@ -31,6 +31,9 @@ export const DEFAULTS = {
   stealAfterMs: 50,
 } as const;
 
+/** A job's priority when none is given (the column's DEFAULT); smaller runs first. */
+export const DEFAULT_PRIORITY = 0;
+
 /** The article's batches of up to 100, which `start-processing` keeps. */
 export const ARTICLE_BATCH_SIZE = 100;
 

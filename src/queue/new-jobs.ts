@@ -1,5 +1,6 @@
 import { randomFillSync } from 'node:crypto';
 import { ExitCode, JobqError } from '../errors.js';
+import { DEFAULT_PRIORITY } from './defaults.js';
 import { MAX_PAYLOAD_BYTES, type UntypedNewJob } from './types.js';
 
 /** One row for the INSERT, in the column order of `insertJobsSql`. */
@@ -35,7 +36,7 @@ export function toJobRow(job: DemoJob, position: string): JobRow {
     const bytes = Buffer.byteLength(payload as string);
     if (bytes > MAX_PAYLOAD_BYTES) fail(`the payload is ${bytes} bytes as JSON; the limit is ${MAX_PAYLOAD_BYTES}`);
   }
-  const priority = job.priority ?? 0;
+  const priority = job.priority ?? DEFAULT_PRIORITY;
   if (!Number.isInteger(priority) || priority < PRIORITY_RANGE.min || priority > PRIORITY_RANGE.max) {
     fail(`priority must be a whole number from ${PRIORITY_RANGE.min} to ${PRIORITY_RANGE.max} (smaller runs first), not ${JSON.stringify(job.priority)}`);
   }

@@ -5,6 +5,7 @@ import { claimTurn, type TurnResult } from '../queue/claim-turn.js';
 import type { PauseView } from '../queue/paused-kinds.js';
 import { TotalsTally } from '../queue/running-totals.js';
 import { completeSettle, failSettle, releaseSettle, renewSettle, type RetryPolicy, type Settle } from '../queue/settlements.js';
+import { DEFAULT_PRIORITY } from '../queue/defaults.js';
 import type { CandidatePick, Claim, ClaimOptions } from '../queue/types.js';
 import { IdleBackoff } from './idle-backoff.js';
 import type { TurnGate } from './turn-gate.js';
@@ -77,6 +78,8 @@ export class ClaimLoop {
   /** Counts of settled jobs and claims not yet added to the running totals, and when they last were. */
   private readonly pendingTotals = new TotalsTally();
   private totalsAddedAt = performance.now();
+  /** The lane's least urgent candidate in the last claim: where the next looks below for more urgent jobs elsewhere. */
+  private laneLeastUrgent = DEFAULT_PRIORITY;
 
   constructor(
     private readonly db: Database,
@@ -198,9 +201,11 @@ export class ClaimLoop {
         ...(ticket.laneRow !== undefined && { laneRow: ticket.laneRow }),
         ...(this.settings.candidateSource !== undefined && { candidateSource: this.settings.candidateSource }),
         ...(this.settings.partitions !== undefined && { partitions: this.settings.partitions }),
+        laneLeastUrgent: this.laneLeastUrgent,
       });
       this.counted(result, settle);
       lane = result.lane;
+      this.laneLeastUrgent = result.laneLeastUrgent ?? this.laneLeastUrgent;
       if (refresh && result.pause !== undefined) {
         this.pause = { queue: result.pause.queue, paused: result.pause.paused, ...(result.pause.present !== undefined && { present: result.pause.present }) };
         this.pauseReadAt = performance.now();
