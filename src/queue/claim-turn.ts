@@ -8,7 +8,7 @@ import { randomPrefixPattern } from './demo-jobs.js';
 import type { Settle } from './settlements.js';
 import { headBeforeLane, keepNoLessUrgentThanSkipped, laneLeastUrgent, orderCandidates } from './candidate-order.js';
 import * as claimSql from './sql/claim.js';
-import type { CandidateRow, ClaimScope, Lane } from './sql/claim.js';
+import type { CandidateRow, ClaimScope, Lane, TakenLane } from './sql/claim.js';
 import * as completeSql from './sql/complete.js';
 import * as laneSql from './sql/lanes.js';
 import type { ClaimCount, TotalsTally } from './running-totals.js';
@@ -112,15 +112,20 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     const scope = claimScope(options, pause);
     const first: Statement[] = settles.map((settle) => settle.statement);
     const at = (statement: Statement) => first.push(statement) - 1;
-    const laneAt = laneRow === undefined ? -1 : at([laneSql.LOCK_FREE_LANE_SQL, [laneRow.queue, laneRow.first]]);
+    const source = request.candidateSource;
+    // The first round trip reads the lane it takes, unless the read goes to a replica (at the same
+    // time) or names the lane's partitions: then it reads the lane it tries first, and again if
+    // it got another.
+    const readsTakenLane = laneRow !== undefined && source === undefined && !claimSql.lanesArePartitions(laneRow.lanes, request.partitions);
+    if (laneRow !== undefined) for (const statement of laneSql.TAKE_FREE_LANE_SQL) at([statement, [laneRow.queue, laneRow.first]]);
+    const laneAt = laneRow === undefined ? -1 : at([laneSql.TAKEN_LANE_SQL]);
     const refresh = pause?.refresh === true;
     const pausedAt = refresh ? at([pauseSql.PAUSED_KINDS_SQL, [pause!.queue]]) : -1;
     const presentAt = refresh && pause!.paused.length > 0 && (options.kinds ?? []).length === 0 ? at([pauseSql.KINDS_PRESENT_SQL(table)]) : -1;
-    const source = request.candidateSource;
     const onPrimary = async (statement: Statement) => (await tx.run(statement))[0] as CandidateRow[];
     const read = async (statement: Statement) => (await source?.read<CandidateRow>(statement)) ?? onPrimary(statement);
-    const readCandidates = (from: Lane | undefined) => (scope === undefined ? undefined : candidates(table, options, scope, from, batchSize, request.laneLeastUrgent));
-    const laneCandidates = readCandidates(lane);
+    const readCandidates = (from: Lane | TakenLane | undefined) => (scope === undefined ? undefined : candidates(table, options, scope, from, batchSize, request.laneLeastUrgent));
+    const laneCandidates = readCandidates(readsTakenLane ? { taken: true, count: laneRow!.lanes } : lane);
     // Candidates from a replica are read while the primary takes the first round trip.
     const fromReplica = laneCandidates === undefined ? undefined : source?.read<CandidateRow>(laneCandidates.statement);
     const candidatesAt = laneCandidates === undefined || fromReplica !== undefined ? -1 : at(laneCandidates.statement);
@@ -137,13 +142,13 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     let found = orderCandidates(await withAhead(firstRows, laneCandidates?.probedBelow), batchSize);
     let waitedForLane = false;
     if (laneRow !== undefined) {
-      const freeAtOnce = (results[laneAt] as Array<{ lane: number }>)[0]?.lane;
+      const freeAtOnce = (results[laneAt] as Array<{ lane: number | null }>)[0]?.lane ?? undefined;
       waitedForLane = freeAtOnce === undefined;
-      const taken = await takeLane(tx, laneRow, freeAtOnce);
-      // The candidates of the first round trip hold only if that trip got the lane they are of:
-      // read while another claim held it, they are that claim's jobs by now.
-      if (freeAtOnce === undefined || taken !== laneRow.first) {
-        lane = taken === undefined ? undefined : inPartitions(taken, laneRow.lanes);
+      const taken = freeAtOnce ?? (await waitForLane(tx, laneRow));
+      lane = taken === undefined ? undefined : inPartitions(Number(taken), laneRow.lanes);
+      // Candidates read for a guessed lane hold only if that lane was taken: read while another
+      // claim held it, they are that claim's jobs by now.
+      if (waitedForLane || (!readsTakenLane && Number(taken) !== laneRow.first)) {
         const again = readCandidates(lane);
         found = again === undefined ? [] : orderCandidates(await withAhead(await read(again.statement), again.probedBelow), batchSize);
       }
@@ -241,13 +246,10 @@ async function commitTurn<J extends ClaimedJob>(
 }
 
 /**
- * The lane row this turn holds: the one found free from `first` up, else one free below it, else
- * (every lane busy) `first` once its holder commits. Undefined when the queue has no lane rows.
+ * Every lane is taken: waits for `first` until its holder commits. Undefined when the queue has
+ * no lane rows.
  */
-async function takeLane(tx: Transaction, laneRow: NonNullable<TurnRequest['laneRow']>, foundFree: number | undefined): Promise<number | undefined> {
-  if (foundFree !== undefined) return Number(foundFree);
-  const [below] = (await tx.run([laneSql.LOCK_FREE_LANE_BELOW_SQL, [laneRow.queue, laneRow.first]])) as Array<Array<{ lane: number }>>;
-  if (below![0] !== undefined) return Number(below![0].lane);
+async function waitForLane(tx: Transaction, laneRow: NonNullable<TurnRequest['laneRow']>): Promise<number | undefined> {
   const [waited] = (await tx.run([laneSql.WAIT_FOR_LANE_SQL, [laneRow.queue, laneRow.first]])) as Array<Array<{ lane: number }>>;
   return waited![0] === undefined ? undefined : Number(waited![0].lane);
 }
@@ -289,7 +291,7 @@ export async function settlementAfterReconnect(db: Database, table: string, sett
  * A claim's candidate query, and the priority below which it looked for one job ahead of the lane
  * (undefined: it did not look; the article's pick never does).
  */
-function candidates(table: string, options: ClaimOptions, scope: ClaimScope, lane: Lane | undefined, limit: number, leastUrgent = DEFAULT_PRIORITY): { statement: Statement; probedBelow: number | undefined } {
+function candidates(table: string, options: ClaimOptions, scope: ClaimScope, lane: Lane | TakenLane | undefined, limit: number, leastUrgent = DEFAULT_PRIORITY): { statement: Statement; probedBelow: number | undefined } {
   if (options.pick === 'random-prefix' && scope.kinds === undefined) {
     return { statement: claimSql.candidatesByPrefix(table, randomPrefixPattern(), lane, limit), probedBelow: undefined };
   }

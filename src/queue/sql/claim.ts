@@ -56,13 +56,33 @@ export interface Lane {
   partitions?: number;
 }
 
-/** Where a lane's jobs are: the partitions it reads, or the filter on ids and its params. */
-function laneRows(lane: Lane): { partition: string; filter: string; values: unknown[] } {
-  const partitions = lane.partitions ?? 0;
-  if (lane.count === 1 || partitions < lane.count) return { partition: '', filter: LANE_FILTER, values: [lane.count, lane.index] };
-  const names = Array.from({ length: partitions }, (_, p) => p).filter((p) => p % lane.count === lane.index);
-  return { partition: ` PARTITION (${names.map((p) => `p${p}`).join(', ')})`, filter: '', values: [] };
+/**
+ * The lane that a claim took in the same round trip, in the session variable @jobq_lane (see
+ * TAKE_FREE_LANE_SQL in sql/lanes.ts), of `count` lanes: a read of it finds nothing when no lane
+ * was free, and the claim need not have guessed which lane it would get.
+ */
+export interface TakenLane {
+  taken: true;
+  count: number;
 }
+
+/** Whether lanes are sets of partitions (see Lane) rather than a filter on ids. */
+export const lanesArePartitions = (count: number, partitions = 0) => count > 1 && partitions >= count;
+
+/**
+ * Where a lane's jobs are: the partitions it reads, or the filter on ids and its params; and a
+ * condition for the other parts of the claim's read (none when it has its lane already).
+ */
+function laneRows(lane: Lane | TakenLane): { partition: string; filter: string; values: unknown[]; guard: string } {
+  if ('taken' in lane) return { partition: '', filter: TAKEN_LANE_FILTER, values: [lane.count], guard: LANE_TAKEN };
+  if (!lanesArePartitions(lane.count, lane.partitions)) return { partition: '', filter: LANE_FILTER, values: [lane.count, lane.index], guard: '' };
+  const names = Array.from({ length: lane.partitions! }, (_, p) => p).filter((p) => p % lane.count === lane.index);
+  return { partition: ` PARTITION (${names.map((p) => `p${p}`).join(', ')})`, filter: '', values: [], guard: '' };
+}
+
+/** A constant to the optimizer: without a lane, the read is an "Impossible WHERE" that touches no index. */
+const LANE_TAKEN = ' AND @jobq_lane IS NOT NULL';
+const TAKEN_LANE_FILTER = `${LANE_TAKEN} AND (id DIV @@auto_increment_increment) MOD ? = @jobq_lane`;
 
 const WHOLE_QUEUE: Lane = { index: 0, count: 1 };
 
@@ -114,7 +134,7 @@ interface RangeOptions {
 function rangeRead(table: string, byKind: boolean, part: keyof typeof PART, { filter = '', values = [], partition = '', backwards = false }: RangeOptions = {}): RangeRead {
   const { index, kind, status, runAfter } = columns(byKind);
   const [where, order] = part === 'expired'
-    ? [`${status} = 'claimed' AND waiting_priority = 0 AND ${runAfter} <= NOW(6)`, [runAfter, 'id']]
+    ? [`${status} = 'claimed' AND waiting_priority = 0 AND ${runAfter} <= NOW(6)${filter}`, [runAfter, 'id']]
     : [`${status} = 'unclaimed' AND ${runAfter} <= NOW(6)${filter}`, ['waiting_priority', runAfter, 'id']];
   return {
     sql: `
@@ -167,14 +187,14 @@ const MORE_URGENT = ' AND waiting_priority < ?';
  * default priority, 0.23 ms against 1.2 with 50,000 such entries at the head. The lane's read
  * walks past them once, as it must. Every part is an index range read that stops after its LIMIT.
  */
-export function candidatesOldest(table: string, scope: ClaimScope, lane: Lane = WHOLE_QUEUE, limit: number, laneLeastUrgent = DEFAULT_PRIORITY): readonly [string, unknown[]] {
+export function candidatesOldest(table: string, scope: ClaimScope, lane: Lane | TakenLane = WHOLE_QUEUE, limit: number, laneLeastUrgent = DEFAULT_PRIORITY): readonly [string, unknown[]] {
   const rows = laneRows(lane);
   const withoutKind = (): [string, unknown[]] => [withoutKindRead(table, rows), [...rows.values, limit]];
   if (scope.withoutKind && (scope.kinds ?? []).length === 0) return withoutKind();
   const [sql, values] = union(scope, limit, (byKind) => [
-    rangeRead(table, byKind, 'expired'),
+    rangeRead(table, byKind, 'expired', { filter: rows.guard }),
     rangeRead(table, byKind, 'lane', rows),
-    ...(readsAhead(scope, lane) ? [{ ...rangeRead(table, byKind, 'ahead', { filter: MORE_URGENT, values: [laneLeastUrgent], backwards: true }), limit: 1 }] : []),
+    ...(readsAhead(scope, lane) ? [{ ...rangeRead(table, byKind, 'ahead', { filter: `${rows.guard}${MORE_URGENT}`, values: [laneLeastUrgent], backwards: true }), limit: 1 }] : []),
   ]);
   if (!scope.withoutKind) return [sql, values];
   const [extraSql, extraValues] = withoutKind();
@@ -182,7 +202,7 @@ export function candidatesOldest(table: string, scope: ClaimScope, lane: Lane = 
 }
 
 /** Whether candidatesOldest looks for a job ahead of the lane: with lanes, and kinds or jobs without kind to read. */
-export function readsAhead(scope: ClaimScope, lane: Lane = WHOLE_QUEUE): boolean {
+export function readsAhead(scope: ClaimScope, lane: Lane | TakenLane = WHOLE_QUEUE): boolean {
   return lane.count > 1 && !(scope.withoutKind && (scope.kinds ?? []).length === 0);
 }
 
@@ -212,9 +232,9 @@ const withoutKindRead = (table: string, lane: ReturnType<typeof laneRows>) => `
  * that an unlucky letter never leaves a consumer idle while work waits. UNION drops ids found
  * twice. The demo's jobs all have the default priority; this pick does not look at it.
  */
-export function candidatesByPrefix(table: string, pattern: string, lane: Lane = WHOLE_QUEUE, limit: number): readonly [string, unknown[]] {
+export function candidatesByPrefix(table: string, pattern: string, lane: Lane | TakenLane = WHOLE_QUEUE, limit: number): readonly [string, unknown[]] {
   const rows = laneRows(lane);
-  const expired = rangeRead(table, false, 'expired');
+  const expired = rangeRead(table, false, 'expired', { filter: rows.guard });
   const oldest = rangeRead(table, false, 'lane', rows);
   const sql = `${expired.sql}
   UNION
