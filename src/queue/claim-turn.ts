@@ -114,11 +114,18 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     const at = (statement: Statement) => first.push(statement) - 1;
     const source = request.candidateSource;
     // The first round trip reads the lane it takes, unless the read goes to a replica (at the same
-    // time) or names the lane's partitions: then it reads the lane it tries first, and again if
-    // it got another.
+    // time) or names the lane's partitions: then it reads the lane it tries first, and reads
+    // again unless that one was free at once.
     const readsTakenLane = laneRow !== undefined && source === undefined && !claimSql.lanesArePartitions(laneRow.lanes, request.partitions);
-    if (laneRow !== undefined) for (const statement of laneSql.TAKE_FREE_LANE_SQL) at([statement, [laneRow.queue, laneRow.first]]);
-    const laneAt = laneRow === undefined ? -1 : at([laneSql.TAKEN_LANE_SQL]);
+    let freeAt = -1;
+    let takenAt = -1;
+    if (laneRow !== undefined) {
+      const take = (statement: string) => at([statement, [laneRow.queue, laneRow.first]]);
+      laneSql.TAKE_LANE_SQL.firstFree.forEach(take);
+      freeAt = at([laneSql.TAKEN_LANE_SQL]);
+      take(laneSql.TAKE_LANE_SQL.waitIfNone);
+      takenAt = at([laneSql.TAKEN_LANE_SQL]);
+    }
     const refresh = pause?.refresh === true;
     const pausedAt = refresh ? at([pauseSql.PAUSED_KINDS_SQL, [pause!.queue]]) : -1;
     const presentAt = refresh && pause!.paused.length > 0 && (options.kinds ?? []).length === 0 ? at([pauseSql.KINDS_PRESENT_SQL(table)]) : -1;
@@ -142,13 +149,13 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     let found = orderCandidates(await withAhead(firstRows, laneCandidates?.probedBelow), batchSize);
     let waitedForLane = false;
     if (laneRow !== undefined) {
-      const freeAtOnce = (results[laneAt] as Array<{ lane: number | null }>)[0]?.lane ?? undefined;
-      waitedForLane = freeAtOnce === undefined;
-      const taken = freeAtOnce ?? (await waitForLane(tx, laneRow));
+      const laneIn = (at: number) => (results[at] as Array<{ lane: number | null }>)[0]?.lane ?? undefined;
+      waitedForLane = laneIn(freeAt) === undefined;
+      const taken = laneIn(takenAt);
       lane = taken === undefined ? undefined : inPartitions(Number(taken), laneRow.lanes);
-      // Candidates read for a guessed lane hold only if that lane was taken: read while another
-      // claim held it, they are that claim's jobs by now.
-      if (waitedForLane || (!readsTakenLane && Number(taken) !== laneRow.first)) {
+      // Candidates read for the lane tried first hold only if that lane was free at once: read
+      // while another claim held it, they are that claim's jobs by now.
+      if (!readsTakenLane && (waitedForLane || Number(taken) !== laneRow.first)) {
         const again = readCandidates(lane);
         found = again === undefined ? [] : orderCandidates(await withAhead(await read(again.statement), again.probedBelow), batchSize);
       }
@@ -243,15 +250,6 @@ async function commitTurn<J extends ClaimedJob>(
   if (claimed.length > 0 && rows.length === 0) throw new WriteConflictError('the COMMIT answered OK, but none of the jobs it claimed are held');
   const held = new Set(rows.map((row) => Number(row.id)));
   return { results, jobs: claimed.filter((job) => held.has(job.id)) };
-}
-
-/**
- * Every lane is taken: waits for `first` until its holder commits. Undefined when the queue has
- * no lane rows.
- */
-async function waitForLane(tx: Transaction, laneRow: NonNullable<TurnRequest['laneRow']>): Promise<number | undefined> {
-  const [waited] = (await tx.run([laneSql.WAIT_FOR_LANE_SQL, [laneRow.queue, laneRow.first]])) as Array<Array<{ lane: number }>>;
-  return waited![0] === undefined ? undefined : Number(waited![0].lane);
 }
 
 function noClaim(token: Buffer, candidateCount: number): Claim {

@@ -23,35 +23,34 @@ export const DELETE_LANES_FROM_SQL = 'DELETE FROM jobq_lanes WHERE queue = ? AND
 export const COUNT_LANES_SQL = 'SELECT COUNT(*) AS lanes FROM jobq_lanes WHERE queue = ?';
 
 /**
- * Takes the first free lane from `from` upwards, else the first free one below it, into the
- * session variable @jobq_lane, locked until COMMIT; NULL when every lane is taken. Each is a range
- * read in key order that stops at the first row nobody holds; the second reads nothing once the
- * first found a lane (its WHERE is then constant false). The candidate read that follows in the
- * same round trip reads the lane taken (TakenLane in sql/claim.ts): claims of four workers, which
- * guessed their lane, had read the wrong one in 60 % of their turns, and read again. Then the
- * lane, as a row. Params: queue, from, queue, from.
+ * Takes a lane into the session variable @jobq_lane, locked until COMMIT: the first free one from
+ * `from` upwards, else the first free one below it; reads it (NULL: every lane was taken); and
+ * when every lane was taken, waits for `from` until its holder commits (in the server, bounded by
+ * innodb_lock_wait_timeout), which keeps the number of claims at once at the number of lanes.
+ * Each is a range read in key order that stops at the first row nobody holds, or reads nothing
+ * once an earlier one got a lane (its WHERE is then constant false). The candidate read that
+ * follows in the same round trip reads the lane taken (TakenLane in sql/claim.ts): claims of four
+ * workers that guessed their lane, and waited for it in round trips of their own, had read the
+ * wrong lane in 60 % of their turns and then read again. Params: queue, from (each statement).
  */
-export const TAKE_FREE_LANE_SQL = [
-  `SET @jobq_lane = (
-     SELECT lane FROM jobq_lanes FORCE INDEX (PRIMARY)
-      WHERE queue = ? AND lane >= ?
-      ORDER BY lane LIMIT 1
-      FOR UPDATE SKIP LOCKED)`,
-  `SET @jobq_lane = COALESCE(@jobq_lane, (
-     SELECT lane FROM jobq_lanes FORCE INDEX (PRIMARY)
-      WHERE @jobq_lane IS NULL AND queue = ? AND lane < ?
-      ORDER BY lane LIMIT 1
-      FOR UPDATE SKIP LOCKED))`,
-] as const;
+export const TAKE_LANE_SQL = {
+  firstFree: [
+    `SET @jobq_lane = (
+       SELECT lane FROM jobq_lanes FORCE INDEX (PRIMARY)
+        WHERE queue = ? AND lane >= ?
+        ORDER BY lane LIMIT 1
+        FOR UPDATE SKIP LOCKED)`,
+    `SET @jobq_lane = COALESCE(@jobq_lane, (
+       SELECT lane FROM jobq_lanes FORCE INDEX (PRIMARY)
+        WHERE @jobq_lane IS NULL AND queue = ? AND lane < ?
+        ORDER BY lane LIMIT 1
+        FOR UPDATE SKIP LOCKED))`,
+  ],
+  waitIfNone: `SET @jobq_lane = COALESCE(@jobq_lane, (
+       SELECT lane FROM jobq_lanes FORCE INDEX (PRIMARY)
+        WHERE @jobq_lane IS NULL AND queue = ? AND lane = ?
+        FOR UPDATE))`,
+} as const;
 
-/** The lane TAKE_FREE_LANE_SQL took (NULL: none). */
+/** The lane TAKE_LANE_SQL holds so far (NULL: none). */
 export const TAKEN_LANE_SQL = 'SELECT @jobq_lane AS lane';
-
-/**
- * Every lane is in use: wait (in the server, bounded by innodb_lock_wait_timeout) for this one.
- * What keeps the number of claims at once at the number of lanes. Params: queue, lane.
- */
-export const WAIT_FOR_LANE_SQL = `
-  SELECT lane FROM jobq_lanes FORCE INDEX (PRIMARY)
-   WHERE queue = ? AND lane = ?
-   FOR UPDATE`;
