@@ -149,7 +149,7 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     let found = orderCandidates(await withAhead(firstRows, laneCandidates?.probedBelow), batchSize);
     let waitedForLane = false;
     if (laneRow !== undefined) {
-      const laneIn = (at: number) => (results[at] as Array<{ lane: number | null }>)[0]?.lane ?? undefined;
+      const laneIn = (index: number) => (results[index] as Array<{ lane: number | null }>)[0]?.lane ?? undefined;
       waitedForLane = laneIn(freeAt) === undefined;
       const taken = laneIn(takenAt);
       lane = taken === undefined ? undefined : inPartitions(Number(taken), laneRow.lanes);

@@ -58,7 +58,7 @@ export interface Lane {
 
 /**
  * The lane that a claim took in the same round trip, in the session variable @jobq_lane (see
- * TAKE_FREE_LANE_SQL in sql/lanes.ts), of `count` lanes: a read of it finds nothing when no lane
+ * TAKE_LANE_SQL in sql/lanes.ts), of `count` lanes: a read of it finds nothing when no lane
  * was free, and the claim need not have guessed which lane it would get.
  */
 export interface TakenLane {
@@ -201,7 +201,7 @@ export function candidatesOldest(table: string, scope: ClaimScope, lane: Lane | 
   return [`${sql}\n  UNION ALL${extraSql}`, [...values, ...extraValues]];
 }
 
-/** Whether candidatesOldest looks for a job ahead of the lane: with lanes, and kinds or jobs without kind to read. */
+/** Whether candidatesOldest looks for one job ahead of the lane: with lanes, unless it reads only jobs without a kind. */
 export function readsAhead(scope: ClaimScope, lane: Lane | TakenLane = WHOLE_QUEUE): boolean {
   return lane.count > 1 && !(scope.withoutKind && (scope.kinds ?? []).length === 0);
 }
