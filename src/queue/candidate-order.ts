@@ -44,14 +44,14 @@ export function laneLeastUrgent(rows: readonly CandidateRow[]): number | undefin
 }
 
 /**
- * The priority of the lane's least urgent candidate when jobs more urgent than it may wait in
- * other lanes: then the head of the queue up to it is worth reading. The candidate query looked
- * for one such job below `probedBelow` (undefined: it did not look; see candidatesOldest). It may
- * have missed some when it found one (they may be more urgent still) or when the lane's least
- * urgent is beyond that bound. Undefined otherwise, and for an empty lane.
+ * The lane's least urgent priority (`laneWorst`, laneLeastUrgent of the rows) when jobs more
+ * urgent than it may wait in other lanes: then the head of the queue up to it is worth reading.
+ * The candidate query looked for one such job below `probedBelow` (undefined: it did not look;
+ * see candidatesOldest). It may have missed some when it found one (they may be more urgent
+ * still) or when the lane's least urgent is beyond that bound. Undefined otherwise, and for an
+ * empty lane.
  */
-export function headBeforeLane(rows: readonly CandidateRow[], probedBelow: number | undefined): number | undefined {
-  const laneWorst = laneLeastUrgent(rows);
+export function headBeforeLane(rows: readonly CandidateRow[], laneWorst: number | undefined, probedBelow: number | undefined): number | undefined {
   if (laneWorst === undefined || probedBelow === undefined) return undefined;
   return rows.some((row) => row.part === PART.ahead) || probedBelow < laneWorst ? laneWorst : undefined;
 }

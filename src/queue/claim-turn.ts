@@ -141,8 +141,9 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
     let leastUrgent: number | undefined;
     // The head of the queue, when it may hold jobs more urgent than the lane's last (see candidatesOldest).
     const withAhead = async (rows: CandidateRow[], probedBelow: number | undefined) => {
-      leastUrgent = laneLeastUrgent(rows) ?? leastUrgent;
-      const below = headBeforeLane(rows, probedBelow);
+      const laneWorst = laneLeastUrgent(rows);
+      leastUrgent = laneWorst ?? leastUrgent;
+      const below = headBeforeLane(rows, laneWorst, probedBelow);
       return below === undefined || scope === undefined ? rows : [...rows, ...(await read(claimSql.candidatesAhead(table, scope, below, Math.min(batchSize, claimSql.HEAD_READ_LIMIT))))];
     };
     const firstRows = laneCandidates === undefined ? [] : candidatesAt >= 0 ? (results[candidatesAt] as CandidateRow[]) : (replicaRows ?? (await onPrimary(laneCandidates.statement)));

@@ -38,9 +38,11 @@ export type ClaimScope = { kinds?: readonly string[]; withoutKind?: boolean };
  * The jobs of a lane, as a filter on index entries. Ids step by auto_increment_increment: 1 on a
  * single server, the cluster size on Galera (wsrep_auto_increment_control), where each node hands
  * out ids of one remainder. `id MOD 3` there put every job written through one node of three into
- * one lane of three; dividing by the step first spreads them again. Params: lane count, lane index.
+ * one lane of three; dividing by the step first spreads them again. Param: lane count.
  */
-const LANE_FILTER = ' AND (id DIV @@auto_increment_increment) MOD ? = ?';
+const LANE_OF_ID = '(id DIV @@auto_increment_increment) MOD ?';
+/** Params: lane count, lane index. */
+const LANE_FILTER = ` AND ${LANE_OF_ID} = ?`;
 
 /** A lane to claim from first: the jobs that LANE_FILTER gives to `index` of `count`. */
 export interface Lane {
@@ -82,7 +84,7 @@ function laneRows(lane: Lane | TakenLane): { partition: string; filter: string; 
 
 /** A constant to the optimizer: without a lane, the read is an "Impossible WHERE" that touches no index. */
 const LANE_TAKEN = ' AND @jobq_lane IS NOT NULL';
-const TAKEN_LANE_FILTER = `${LANE_TAKEN} AND (id DIV @@auto_increment_increment) MOD ? = @jobq_lane`;
+const TAKEN_LANE_FILTER = `${LANE_TAKEN} AND ${LANE_OF_ID} = @jobq_lane`;
 
 const WHOLE_QUEUE: Lane = { index: 0, count: 1 };
 
