@@ -132,6 +132,8 @@ export class DatabaseClosedError extends Error {
 export class Database {
   readonly counters: DatabaseCounters = { deadlockRetries: 0, lockWaitRetries: 0, reconnects: 0 };
   private closed = false;
+  /** Transactions under way on this connection: a statement sent by query() meanwhile is part of one. */
+  private transactionOpen = 0;
   /** The reconnect in progress: callers that fail meanwhile wait for it instead of starting another. */
   private reconnecting: Promise<void> | undefined;
 
@@ -181,11 +183,15 @@ export class Database {
    * never by hand. After a lost connection it reconnects (with `reconnect`) and sends it again.
    */
   async query<T = unknown>(sql: string, values?: unknown[]): Promise<T> {
-    for (;;) {
+    for (let lockErrors = 0; ; ) {
       try {
         const [rows] = await this.connection.query(sql, values);
         return rows as T;
       } catch (error) {
+        // In autocommit, a deadlock or a lost certification (Galera: a generator's INSERT while a
+        // node died) undid the statement alone: send it again. Inside a transaction it undid the
+        // whole transaction, which is transaction()'s to run again.
+        if (this.transactionOpen === 0 && (await this.waitedOutLockError(error, ++lockErrors))) continue;
         await this.recoverOrThrow(error);
       }
     }
@@ -199,22 +205,28 @@ export class Database {
   async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const tx = new PipelinedTransaction(this.connection);
+      this.transactionOpen++;
       try {
         const result = await work(tx);
         await tx.finish();
         return result;
       } catch (error) {
-        if (isRetryableLockError(error) && attempt < LOCK_RETRY_LIMIT) {
-          if ((error as { errno?: number }).errno === 1213) this.counters.deadlockRetries++;
-          else this.counters.lockWaitRetries++;
-          await tx.rollback();
-          await sleep(Math.random() * 5 * attempt);
-          continue;
-        }
         if (!isConnectionLost(error)) await tx.rollback();
+        if (await this.waitedOutLockError(error, attempt)) continue;
         await this.recoverOrThrow(error);
+      } finally {
+        this.transactionOpen--;
       }
     }
+  }
+
+  /** A deadlock or lock wait timeout, the `attempt`th in a row and not the last allowed: counted, and waited out a little. */
+  private async waitedOutLockError(error: unknown, attempt: number): Promise<boolean> {
+    if (!isRetryableLockError(error) || attempt >= LOCK_RETRY_LIMIT) return false;
+    if ((error as { errno?: number }).errno === 1213) this.counters.deadlockRetries++;
+    else this.counters.lockWaitRetries++;
+    await sleep(Math.random() * 5 * attempt);
+    return true;
   }
 
   /** Drops the connection at once, without a word to the server (one that stopped answering). */
