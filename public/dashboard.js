@@ -66,6 +66,14 @@ async function refresh() {
     const actions = cell(tr, '');
     if (k.kind !== null) button(actions, k.paused ? 'Resume' : 'Pause', () => post(k.paused ? '/api/resume' : '/api/pause', { kind: k.kind }).catch(alertError));
   });
+  const skipped = document.getElementById('skipped-schedules');
+  skipped.replaceChildren(
+    ...stats.skippedSchedules.map(({ name, reason }) => {
+      const li = document.createElement('li');
+      li.textContent = `schedule "${name}" is skipped by the workers: ${reason}`;
+      return li;
+    }),
+  );
   fill('owners', stats.claimedByOwner, (tr, o) => {
     cell(tr, o.ownerId ?? '?');
     cell(tr, o.count);

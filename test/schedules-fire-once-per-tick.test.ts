@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { queueForTests } from './helpers/queue-fixtures.js';
 import { runCli, startCli } from './helpers/run-cli.js';
+import { waitUntil } from './helpers/wait.js';
 
 const RECORD_IDS = fileURLToPath(new URL('../../test/fixtures/record-ids-handler.mjs', import.meta.url));
 const context = queueForTests();
@@ -46,7 +47,7 @@ test('after downtime only the latest missed tick is enqueued; with catchUp "all"
   assert.ok((await count('missed-all')) >= 3, 'a job for each missed tick');
   const listed = await queue.schedules();
   assert.deepEqual(listed.map((s) => [s.name, s.catchUp]), [['all', 'all'], ['latest', 'latest']]);
-  assert.ok(listed.every((s) => s.lastTick !== null && s.nextTick > s.lastTick));
+  assert.ok(listed.every((s) => s.lastTick !== null && s.nextTick !== null && s.nextTick > s.lastTick));
 });
 
 test('jobq schedule add/list/remove, and bad input: one line, exit code 2, nothing stored', async () => {
@@ -79,4 +80,53 @@ test('jobq schedule add/list/remove, and bad input: one line, exit code 2, nothi
   const again = await runCli(['schedule', 'remove', 'nightly', '--database-url', db.url]);
   assert.equal(again.code, 2);
   assert.equal(again.stderr, 'jobq: no schedule "nightly"; "jobq schedule list" shows them\n');
+});
+
+test('a schedule whose ticks end fires once and ends; one whose cron cannot be read is skipped; the workers keep running', async () => {
+  const { queue, db } = context;
+  await db.admin.query(`DELETE FROM \`${db.name}\`.jobs`);
+  await db.admin.query(`DELETE FROM \`${db.name}\`.jobq_schedules`);
+  // A one-shot: seconds, minutes, hours, day, month, any weekday, and a year, 3 s from now (UTC).
+  const at = new Date(Date.now() + 3000);
+  const oneShot = `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} ${at.getUTCDate()} ${at.getUTCMonth() + 1} * ${at.getUTCFullYear()}`;
+  await queue.schedule('once', oneShot, { kind: 'once' });
+  await queue.schedule('every-second', '* * * * * *', { kind: 'beat' });
+  // A row no jobq would write (an older one, or a hand): the workers must skip it, not die of it.
+  await db.admin.query("INSERT INTO jobq_schedules (queue, name, cron, time_zone, kind) VALUES ('jobs', 'by-hand', 'every day at noon', 'UTC', 'noon')");
+  const workers = [1, 2].map(() => startCli(['work', '--handler', RECORD_IDS, '--keep-done', '--database-url', db.url], { JOBQ_DATABASE_URL: db.url }));
+  for (const worker of workers) await worker.waitFor(/worker 1: warning: schedule "by-hand" is skipped: cron "every day at noon" in time zone UTC cannot be used/);
+  const count = async (kind: string) => Number((await db.rows<{ n: number }>('SELECT COUNT(*) AS n FROM jobs WHERE kind = ?', [kind]))[0]!.n);
+  await waitUntil(async () => (await count('once')) === 1, 'the one-shot tick is enqueued');
+  const beatsThen = await count('beat');
+  await waitUntil(async () => (await count('beat')) >= beatsThen + 2, 'the every-second schedule goes on ticking after the one-shot ended');
+  for (const worker of workers) worker.kill('SIGTERM');
+  for (const worker of workers) {
+    const { code, stderr } = await worker.done;
+    assert.equal(code, 0, stderr);
+    assert.equal(stderr.match(/warning: schedule "by-hand"/g)?.length, 1, 'the skipped schedule is reported once per worker');
+  }
+  assert.equal(await count('once'), 1, 'the one-shot tick made one job');
+  assert.equal(await count('noon'), 0, 'the unreadable schedule made none');
+
+  const list = await runCli(['schedule', 'list', '--database-url', db.url]);
+  assert.match(list.stdout, /^once +\S+ \S+ \S+ \S+ \S+ \* \d{4} +UTC +once +ended +\d{4}-/m);
+  assert.match(list.stdout, /^schedule "by-hand" is skipped by the workers: cron "every day at noon" in time zone UTC cannot be used/m);
+  const stats = JSON.parse((await runCli(['stats', '--json', '--database-url', db.url])).stdout);
+  assert.deepEqual(stats.skippedSchedules.map((s: { name: string }) => s.name), ['by-hand']);
+  assert.equal(stats.byKind.find((entry: { kind: string }) => entry.kind === 'once')?.nextScheduledAt ?? null, null, 'an ended schedule has no next tick');
+});
+
+test('jobq schedule add refuses a cron that never fires or first fires past 2038: one line, exit 2, nothing stored', async () => {
+  const { db } = context;
+  const before = await db.rows('SELECT name FROM jobq_schedules ORDER BY name');
+  for (const [cron, message] of [
+    ['0 0 30 2 *', /^jobq: cron "0 0 30 2 \*" in time zone UTC cannot be used: it never fires after now\n$/],
+    ['0 0 0 1 1 * 2040', /^jobq: cron "0 0 0 1 1 \* 2040" in time zone UTC cannot be used: it first fires at 2040-01-01T00:00:00.000Z, past 2038-01-19T03:14:07.000Z, the last time the server's TIMESTAMP holds\n$/],
+    ['0 0 0 1 1 * 2001', /^jobq: cron "0 0 0 1 1 \* 2001" in time zone UTC cannot be used: it never fires after now\n$/],
+  ] as const) {
+    const result = await runCli(['schedule', 'add', 'never', '--cron', cron, '--kind', 'k', '--database-url', db.url]);
+    assert.equal(result.code, 2, `${cron}: ${result.stderr}`);
+    assert.match(result.stderr, message);
+  }
+  assert.deepEqual(await db.rows('SELECT name FROM jobq_schedules ORDER BY name'), before, 'nothing stored by a refused add');
 });

@@ -64,6 +64,11 @@ export function connectionLine(worker: string, state: ConnectionEvent['state'], 
   }
 }
 
+/** Something a worker rode out but someone should look at. */
+export function warningLine(worker: string, message: string): string {
+  return paint.yellow(`${worker}: warning: ${message}`);
+}
+
 /** The article's generator progress line. */
 export function progressLine(counter: number): string {
   return paint.dim(`counter = ${counter}`);
@@ -117,6 +122,7 @@ export function statsLines(stats: QueueStats, context: StatsContext): string[] {
       lines.push(`| ${(kind ?? '(none)').padEnd(kindWidth)} | ${[...cells, (paused ? 'yes' : '').padStart(7)].join(' | ')} |${nextTick(nextScheduledAt)}`);
     }
   }
+  for (const { name, reason } of stats.skippedSchedules) lines.push(paint.yellow(`schedule ${JSON.stringify(name)} is skipped by the workers: ${reason}`));
   const { server } = context;
   lines.push(
     paint.dim(
@@ -143,6 +149,7 @@ export function statsJson(stats: QueueStats, database: string, context: Omit<Sta
     oldestUnclaimedAgeSeconds: stats.headAgeSeconds,
     claimedByOwner: stats.claimedByOwner.map(({ ownerId, count, expired }) => ({ ownerId, count, expiredLeases: expired })),
     pausedKinds: stats.pausedKinds,
+    skippedSchedules: stats.skippedSchedules,
     partitions: stats.layout.partitions,
     partitionedBy: stats.layout.method ?? null,
     completedPerSecond: context.completedPerSecond,

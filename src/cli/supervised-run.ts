@@ -2,7 +2,7 @@ import { resolveDatabaseUrl } from '../config/database-url.js';
 import { JobQueue } from '../queue/job-queue.js';
 import { Supervisor, type ProcessingEvents, type ProcessingOptions } from '../processes/supervisor.js';
 import { replicaOf, type ConnectionOptions } from './options.js';
-import { claimLine, connectionLine, jobFailedLine, LineWriter, paint, progressLine, summaryLines } from './output.js';
+import { claimLine, connectionLine, jobFailedLine, LineWriter, paint, progressLine, summaryLines, warningLine } from './output.js';
 import { onInterrupts } from './signals.js';
 
 /**
@@ -32,6 +32,7 @@ async function supervise(queue: JobQueue, options: ProcessingOptions): Promise<n
     jobFailed: (worker, id, attempt, error, final) => err.line(jobFailedLine(`worker ${worker}`, id, attempt, options.maxAttempts, error, final)),
     progress: (_generator, counter) => out.line(progressLine(counter)),
     connection: (worker, state, detail) => err.line(connectionLine(worker, state, detail)),
+    warning: (worker, message) => err.line(warningLine(worker, message)),
     workerExited: (worker, how, next) => err.line(paint.red(`${worker} died (${how}); ${next}`)),
     metricsServed: (worker, url) => err.line(`${worker}: metrics on ${url}`),
   };

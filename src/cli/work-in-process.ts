@@ -6,7 +6,7 @@ import { JobQueue } from '../queue/job-queue.js';
 import type { LoadedHandlers } from '../processes/handler-module.js';
 import type { ResolvedWorkerOptions } from '../worker/options.js';
 import { replicaOf, type ConnectionOptions } from './options.js';
-import { connectionLine, jobFailedLine, LineWriter, paint, summaryLines } from './output.js';
+import { connectionLine, jobFailedLine, warningLine, LineWriter, paint, summaryLines } from './output.js';
 import { onInterrupts } from './signals.js';
 
 /**
@@ -43,6 +43,7 @@ export async function runWorkerInProcess(
       err.line(jobFailedLine('worker 1', job.id, job.attempts, options.maxAttempts, error instanceof Error ? error.message : String(error), final)),
     );
     worker.on('connection', (event) => err.line(connectionLine('worker 1', event.state, connectionEventDetail(event))));
+    worker.on('warning', ({ message }) => err.line(warningLine('worker 1', message)));
     const removeSignalHandlers = onInterrupts(
       (signal) => {
         err.line(paint.yellow(`${signal}: stopping; running jobs finish, claimed jobs not started go back at once (Ctrl-C again to quit at once)`));

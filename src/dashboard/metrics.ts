@@ -25,6 +25,7 @@ export class QueueMetrics {
   private readonly retried = this.counter('jobq_jobs_retried_total', 'Handler failures sent back for another attempt', ['kind']);
   private readonly claims = this.counter('jobq_claims_total', 'Claims by every worker', []);
   private readonly emptyClaims = this.counter('jobq_empty_claims_total', 'Claims that found candidates but locked none (another worker was faster)', []);
+  private readonly skippedSchedules = this.gauge('jobq_schedules_skipped', 'Schedules the workers skip: their cron or time zone cannot be read (jobq schedule list says why)', []);
 
   constructor(private readonly queue: JobQueue) {}
 
@@ -44,6 +45,7 @@ export class QueueMetrics {
     if (stats.headAgeSeconds !== null) this.oldestWaiting.set({ kind: ANY_KIND }, stats.headAgeSeconds);
     this.claims.inc(stats.claims.total);
     this.emptyClaims.inc(stats.claims.empty);
+    this.skippedSchedules.set(stats.skippedSchedules.length);
     return this.registry.metrics();
   }
 

@@ -43,6 +43,7 @@ export function dashboardPage(csrf: string, where: string): string {
 <p>Longest wait of a due job: <strong id="oldest">-</strong></p>
 </section>
 <section class="wide"><h2>Kinds</h2>
+<ul id="skipped-schedules" class="error"></ul>
 <table id="kinds"><thead><tr><th>kind</th><th>waiting</th><th>delayed</th><th>running</th><th>failed</th><th>done</th><th>completed (total)</th><th>paused</th><th></th></tr></thead><tbody></tbody></table>
 </section>
 <section><h2>Throughput, last 15 minutes</h2><div id="chart"></div></section>

@@ -28,7 +28,8 @@ runWorker(async () => {
       report({ type: 'job-failed', id: job.id, attempt: job.attempts, error: error instanceof Error ? error.message : String(error), final }),
     );
     worker.on('connection', reportConnection);
-    let reported: WorkerCounters = { claims: 0, emptyClaims: 0, completed: 0, retried: 0, failed: 0, deadlocks: 0, lockWaits: 0 };
+    worker.on('warning', ({ message }) => report({ type: 'warning', message }));
+    let reported: WorkerCounters = { claims: 0, emptyClaims: 0, completed: 0, retried: 0, failed: 0, deadlocks: 0, lockWaits: 0, warnings: 0 };
     const reportCounters = () => {
       const now = { ...worker.counters };
       const delta = Object.fromEntries(Object.entries(now).map(([key, value]) => [key, value - reported[key as keyof WorkerCounters]])) as unknown as WorkerCounters;

@@ -68,6 +68,8 @@ export type ChildMessage =
   | { type: 'worked'; counters: WorkerCounters }
   | { type: 'job-failed'; id: number; attempt: number; error: string; final: boolean }
   | { type: 'connection'; state: ConnectionEvent['state']; detail: string }
+  /** A handler worker's `warning` event. */
+  | { type: 'warning'; message: string }
   /** A handler worker serves its metrics at this URL. */
   | { type: 'metrics'; url: string }
   | { type: 'retries'; deadlocks: number; lockWaits: number }

@@ -48,6 +48,7 @@ export interface ProcessingEvents {
   progress(generator: number, counter: number): void;
   jobFailed(consumer: number, id: number, attempt: number, error: string, final: boolean): void;
   connection(worker: string, state: ConnectionEvent['state'], detail: string): void;
+  warning(worker: string, message: string): void;
   workerExited(worker: string, how: string, next: 'restarting' | 'stopping the run'): void;
   metricsServed(worker: string, url: string): void;
 }
@@ -198,6 +199,9 @@ export class Supervisor {
         break;
       case 'connection':
         this.events.connection(slot.name, message.state, message.detail);
+        break;
+      case 'warning':
+        this.events.warning(slot.name, message.message);
         break;
       case 'metrics':
         this.events.metricsServed(slot.name, message.url);

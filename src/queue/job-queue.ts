@@ -30,7 +30,6 @@ import { COUNT_LANES_SQL, DELETE_LANES_FROM_SQL, insertLanesSql } from './sql/la
 import * as countersSql from './sql/counters.js';
 import * as failedSql from './sql/failed-jobs.js';
 import * as pauseSql from './sql/pause.js';
-import * as scheduleSql from './sql/schedules.js';
 import * as keySql from './sql/job-keys.js';
 import * as partitionSql from './sql/partitions.js';
 import type { PartitionMethod } from './sql/partitions.js';
@@ -498,9 +497,12 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
         .map((row) => [row.kind, { completed: Number(row.completed), failed: Number(row.failed), retried: Number(row.retried) }]),
     );
     const claims = totalRows.reduce((sum, row) => ({ total: sum.total + Number(row.claims), empty: sum.empty + Number(row.empty_claims) }), { total: 0, empty: 0 });
-    const nextTicks = new Map(
-      (await this.run<Array<{ kind: string; next_tick: string }>>(scheduleSql.NEXT_TICK_BY_KIND_SQL, [this.table])).map((row) => [row.kind, new Date(Number(row.next_tick) * 1000)]),
-    );
+    const schedules = await this.schedules();
+    const nextTicks = new Map<string, Date>();
+    for (const { job, nextTick, problem } of schedules) {
+      const earliest = nextTicks.get(job.kind);
+      if (nextTick !== null && problem === null && (earliest === undefined || nextTick < earliest)) nextTicks.set(job.kind, nextTick);
+    }
     const counts = zero();
     const withoutKind = { counts: zero(), delayed: 0 };
     const known = [...pausedKinds, ...nextTicks.keys(), ...[...totals.keys()].filter((kind) => kind !== '')];
@@ -544,6 +546,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
       })),
       maxId: Number(head?.max_id ?? 0),
       pausedKinds,
+      skippedSchedules: schedules.filter((s) => s.problem !== null).map((s) => ({ name: s.name, reason: s.problem! })),
       claims,
       layout: await readTableLayout(this.db, this.db.settings.database, this.table),
     };

@@ -30,10 +30,21 @@ export interface Schedule extends Required<ScheduleOptions> {
   name: string;
   cron: string;
   job: ScheduledJob;
-  /** The next tick that will be enqueued (it may lie in the past while no worker runs). */
-  nextTick: Date;
+  /**
+   * The next tick that will be enqueued (it may lie in the past while no worker runs); null once
+   * the ticks have ended (a cron with a year field, past its last tick).
+   */
+  nextTick: Date | null;
   /** The last tick enqueued; null before the first. */
   lastTick: Date | null;
+  /** Why workers skip this schedule (its cron or time zone cannot be read); null when they do not. */
+  problem: string | null;
+}
+
+/** A schedule that the workers skipped, and why. */
+export interface SkippedSchedule {
+  name: string;
+  reason: string;
 }
 
 const MAX_CATCH_UP = 1000;
@@ -51,9 +62,12 @@ interface ScheduleRow {
   last_tick: string | null;
 }
 
+/** The last moment a tick can be stored at (sql/schedules.ts, ENDED): TIMESTAMP ends there. */
+const LAST_STORABLE = new Date(scheduleSql.ENDED * 1000);
+
 /**
- * The cron expression, read by croner (5 fields, or 6 with seconds first; names like MON and
- * @daily), or a one-line error.
+ * The cron expression, read by croner (5 fields, 6 with seconds first, or 7 with a year last;
+ * names like MON and @daily), or a one-line error.
  */
 export function parseCron(expression: string, timeZone: string): Cron {
   try {
@@ -66,6 +80,12 @@ export function parseCron(expression: string, timeZone: string): Cron {
   }
 }
 
+/** The first tick after `after` that can be stored; null when there is none (the ticks have ended, or lie past 2038). */
+function nextStorableTick(cron: Cron, after: Date): Date | null {
+  const next = cron.nextRun(after);
+  return next === null || next >= LAST_STORABLE ? null : next;
+}
+
 /** Creates or replaces a schedule; its first tick is the first one after now (by the server's clock). */
 export async function saveSchedule(db: Database, queue: string, name: string, expression: string, job: ScheduledJob, options: ScheduleOptions): Promise<Schedule> {
   if (typeof name !== 'string' || !NAME.test(name)) throw new JobqError(`a schedule name is 1-64 characters, not ${JSON.stringify(name)}`, ExitCode.usage);
@@ -76,9 +96,13 @@ export async function saveSchedule(db: Database, queue: string, name: string, ex
   const cron = parseCron(expression, timeZone);
   const [, kind, payload, , , priority] = toJobRow({ kind: job.kind, payload: job.payload, ...(job.priority !== undefined && { priority: job.priority }) }, `schedule ${JSON.stringify(name)}`);
   const now = await serverNow(db);
-  const next = cron.nextRun(now)!;
+  const next = cron.nextRun(now);
+  if (next === null || next >= LAST_STORABLE) {
+    const why = next === null ? 'it never fires after now' : `it first fires at ${next.toISOString()}, past ${LAST_STORABLE.toISOString()}, the last time the server's TIMESTAMP holds`;
+    throw new JobqError(`cron ${JSON.stringify(expression)} in time zone ${timeZone} cannot be used: ${why}`, ExitCode.usage);
+  }
   await db.query(scheduleSql.UPSERT_SCHEDULE_SQL, [queue, name, expression, timeZone, kind, payload, priority, catchUp, seconds(next)]);
-  return { name, cron: expression, timeZone, catchUp, job: { kind: kind!, payload: job.payload ?? null, priority }, nextTick: next, lastTick: null };
+  return { name, cron: expression, timeZone, catchUp, job: { kind: kind!, payload: job.payload ?? null, priority }, nextTick: next, lastTick: null, problem: null };
 }
 
 export async function removeSchedule(db: Database, queue: string, name: string): Promise<boolean> {
@@ -93,24 +117,27 @@ export async function listSchedules(db: Database, queue: string): Promise<Schedu
  * Enqueues the ticks of the queue's schedules that have come due, by the server's clock. Each
  * schedule's ticks are taken with a compare-and-set on its next tick, in the transaction that
  * inserts their jobs: however many workers run this at once, on however many machines, each tick
- * yields one job. Returns the jobs enqueued.
+ * yields one job. A schedule whose cron or time zone cannot be read (a row written by hand or by
+ * an older jobq) is skipped and named in `skipped`: one bad row must not stop the ticks of the
+ * others, nor the workers. A schedule whose ticks end has its last tick enqueued, then never
+ * comes due again (sql/schedules.ts, ENDED).
  */
-export async function enqueueDueTicks(db: Database, table: string, queue: string, partitioned: boolean): Promise<number> {
+export async function enqueueDueTicks(db: Database, table: string, queue: string, partitioned: boolean): Promise<{ enqueued: number; skipped: SkippedSchedule[] }> {
   const due = await db.query<Array<ScheduleRow & { now: string }>>(scheduleSql.DUE_SCHEDULES_SQL, [queue]);
   let enqueued = 0;
+  const skipped: SkippedSchedule[] = [];
   for (const row of due) {
     const schedule = fromRow(row);
-    let cron: Cron;
-    try {
-      cron = parseCron(schedule.cron, schedule.timeZone);
-    } catch {
-      continue; // written by hand, not by schedule(): "jobq schedule list" shows it, never due
+    if (schedule.problem !== null) {
+      skipped.push({ name: schedule.name, reason: schedule.problem });
+      continue;
     }
-    const { ticks, next } = ticksToEnqueue(cron, schedule, new Date(Number(row.now) * 1000));
+    const { ticks, next } = ticksToEnqueue(parseCron(schedule.cron, schedule.timeZone), schedule, new Date(Number(row.now) * 1000));
     if (ticks.length === 0) continue;
     const rows = ticks.map((tick): JobRow => [tickKey(queue, schedule.name, tick), row.kind, row.payload, '', '', row.priority, 0]);
+    const nextSeconds = next === null ? String(scheduleSql.ENDED) : seconds(next);
     enqueued += await db.transaction(async (tx) => {
-      const [taken] = (await tx.run([scheduleSql.TAKE_TICKS_SQL, [seconds(next), seconds(ticks.at(-1)!), queue, schedule.name, row.next_tick]])) as [{ affectedRows: number }];
+      const [taken] = (await tx.run([scheduleSql.TAKE_TICKS_SQL, [nextSeconds, seconds(ticks.at(-1)!), queue, schedule.name, row.next_tick]])) as [{ affectedRows: number }];
       if (taken.affectedRows === 0) return 0; // another worker took these ticks
       // A tick's key is new (its tick was just taken): a partitioned table's first try holds.
       const insert: Statement[] = partitioned ? new KeyedInsert(table, KEYS_TABLE, queue, rows).insert(rows) : [[insertJobsSql(table, rows.length), rows.flat()]];
@@ -118,22 +145,26 @@ export async function enqueueDueTicks(db: Database, table: string, queue: string
       return rows.length;
     });
   }
-  return enqueued;
+  return { enqueued, skipped };
 }
 
-/** The ticks due now (the latest, or all of them) and the first tick after them. */
-function ticksToEnqueue(cron: Cron, schedule: Schedule, now: Date): { ticks: Date[]; next: Date } {
+/**
+ * The ticks due now (the latest, or all of them) and the first tick after them; null when there is
+ * none that can be stored (the schedule has ended).
+ */
+function ticksToEnqueue(cron: Cron, schedule: Schedule, now: Date): { ticks: Date[]; next: Date | null } {
+  const nextTick = schedule.nextTick!; // a due schedule has one
   if (schedule.catchUp === 'latest') {
     const [latest] = cron.previousRuns(1, new Date(now.getTime() + 1));
-    return { ticks: latest === undefined || latest < schedule.nextTick ? [schedule.nextTick] : [latest], next: cron.nextRun(now)! };
+    return { ticks: latest === undefined || latest < nextTick ? [nextTick] : [latest], next: nextStorableTick(cron, now) };
   }
   const ticks: Date[] = [];
-  let tick: Date | null = schedule.nextTick;
+  let tick: Date | null = nextTick;
   while (tick !== null && tick <= now && ticks.length < MAX_CATCH_UP) {
     ticks.push(tick);
-    tick = cron.nextRun(tick);
+    tick = nextStorableTick(cron, tick);
   }
-  return { ticks, next: tick ?? cron.nextRun(now)! };
+  return { ticks, next: tick };
 }
 
 /**
@@ -159,7 +190,18 @@ function fromRow(row: ScheduleRow): Schedule {
     timeZone: row.time_zone,
     catchUp: row.catch_up,
     job: { kind: row.kind, payload: row.payload === null ? null : JSON.parse(row.payload), priority: row.priority },
-    nextTick: new Date(Number(row.next_tick) * 1000),
+    nextTick: Number(row.next_tick) >= scheduleSql.ENDED ? null : new Date(Number(row.next_tick) * 1000),
     lastTick: row.last_tick === null ? null : new Date(Number(row.last_tick) * 1000),
+    problem: problemOf(row),
   };
+}
+
+/** Why a stored schedule cannot be used, or null: saveSchedule checks what it writes, but rows are also written by hand and by older versions. */
+function problemOf(row: ScheduleRow): string | null {
+  try {
+    parseCron(row.cron, row.time_zone);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
 }

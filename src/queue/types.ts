@@ -176,6 +176,8 @@ export interface QueueStats {
   maxId: number;
   /** Kinds no worker claims now (`pause`), in alphabetical order. */
   pausedKinds: string[];
+  /** Schedules the workers skip because their cron or time zone cannot be read, and why. */
+  skippedSchedules: Array<{ name: string; reason: string }>;
   /** Claims made by every worker since the queue was made, and those that found candidates but locked none. */
   claims: { total: number; empty: number };
   /** How the table is partitioned (`setup-tables --partitions`): 0 partitions when it is not. */

@@ -8,6 +8,7 @@ import { ClaimLoop, type JobSink } from './claim-loop.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './options.js';
 import { LaneRowGate, OPEN_GATE } from './turn-gate.js';
 import { runScheduleTicker } from './schedule-ticker.js';
+import type { SkippedSchedule } from '../queue/schedules.js';
 
 /** What a worker needs from its queue. */
 export interface WorkerContext {
@@ -20,8 +21,8 @@ export interface WorkerContext {
   prepare(db: Database): Promise<{ lanes: number; partitions: number }>;
   /** Whether a job of these kinds (undefined: any) is claimed, or waiting and due. */
   hasDueWork(db: Database, kinds: readonly string[] | undefined): Promise<boolean>;
-  /** Enqueues the ticks of the queue's schedules that have come due; how many jobs that made. */
-  enqueueDueTicks(db: Database): Promise<number>;
+  /** Enqueues the ticks of the queue's schedules that have come due; names the schedules it had to skip. */
+  enqueueDueTicks(db: Database): Promise<{ skipped: SkippedSchedule[] }>;
   /** Where the claims read candidates besides the primary (the queue's replica), if anywhere. */
   openCandidateSource(onEvent: (event: ConnectionEvent) => void): CandidateSource | undefined;
 }
@@ -53,6 +54,17 @@ export interface WorkerCounters {
    */
   deadlocks: number;
   lockWaits: number;
+  /** Warnings emitted (see {@link WorkerWarning}). */
+  warnings: number;
+}
+
+/**
+ * What the `warning` event says: `schedule`, a schedule the worker skips (its cron cannot be
+ * read); `stop`, the worker stopped without settling some jobs (they go back when their lease ends).
+ */
+export interface WorkerWarning {
+  code: 'schedule' | 'stop';
+  message: string;
 }
 
 export interface StopOptions {
@@ -94,7 +106,7 @@ interface Held {
 export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
   /** Settles when the worker has stopped: rejects with the error that stopped it, if one did. */
   readonly finished: Promise<void>;
-  readonly counters: WorkerCounters = { claims: 0, emptyClaims: 0, completed: 0, retried: 0, failed: 0, deadlocks: 0, lockWaits: 0 };
+  readonly counters: WorkerCounters = { claims: 0, emptyClaims: 0, completed: 0, retried: 0, failed: 0, deadlocks: 0, lockWaits: 0, warnings: 0 };
   private readonly options: ResolvedWorkerOptions;
   private readonly handlers: ResolvedHandlers;
   private readonly waiting: Held[] = [];
@@ -174,7 +186,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
       };
       await Promise.all([
         ...this.loops.map((loop) => loop.run(this.claiming.signal).catch(fail)),
-        runScheduleTicker(() => context.enqueueDueTicks(tickerDb), this.claiming.signal).catch(fail),
+        runScheduleTicker(() => context.enqueueDueTicks(tickerDb), (message) => this.warn('schedule', message), this.claiming.signal),
       ]);
       this.releaseWaiting();
       await this.handlersDone();
@@ -250,6 +262,12 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
     if (this.running.size === 0) this.whenIdle?.();
   }
 
+  /** Something the worker rode out but someone should look at; said once, with `warning`. */
+  private warn(code: WorkerWarning['code'], message: string): void {
+    this.counters.warnings++;
+    this.emitSafely('warning', { code, message } satisfies WorkerWarning);
+  }
+
   /** A listener that throws must not turn a finished job into a failed one. */
   private emitSafely(event: string, ...args: unknown[]): void {
     try {
@@ -317,10 +335,12 @@ export interface Worker<Tasks extends TaskMap = AnyTasks> {
   on(event: 'failed', listener: (job: JobOf<Tasks>, error: unknown, info: FailureInfo) => void): this;
   on(event: 'error', listener: (error: Error) => void): this;
   on(event: 'connection', listener: (event: ConnectionEvent) => void): this;
+  on(event: 'warning', listener: (warning: WorkerWarning) => void): this;
   once(event: 'completed', listener: (job: JobOf<Tasks>, result: unknown, info: RunInfo) => void): this;
   once(event: 'failed', listener: (job: JobOf<Tasks>, error: unknown, info: FailureInfo) => void): this;
   once(event: 'error', listener: (error: Error) => void): this;
   once(event: 'connection', listener: (event: ConnectionEvent) => void): this;
+  once(event: 'warning', listener: (warning: WorkerWarning) => void): this;
 }
 
 interface ResolvedHandlers {

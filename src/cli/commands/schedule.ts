@@ -25,13 +25,14 @@ export function registerSchedule(program: Command): void {
 Examples:
   jobq schedule add nightly-report --cron '0 2 * * *' --kind report --time-zone Europe/Berlin
   jobq schedule add heartbeat --cron '*/10 * * * * *' --kind ping          # 6 fields: seconds first
+  jobq schedule add launch --cron '0 0 9 1 6 * 2027' --kind launch         # 7: a year last; ends after 2027
   jobq schedule list
   jobq schedule remove nightly-report`,
     );
 
   addConnectionOptions(schedule.command('add').argument('<name>', 'the schedule name (1-64 characters); adding it again replaces it'))
     .description('create or replace a schedule')
-    .requiredOption('--cron <expression>', 'when: 5 fields (minute hour day month weekday), or 6 with seconds first')
+    .requiredOption('--cron <expression>', 'when: 5 fields (minute hour day month weekday), 6 with seconds first, 7 with a year last')
     .requiredOption('--kind <kind>', 'the kind of job enqueued at each tick')
     .option('--payload <json>', 'the payload of each job, any JSON value up to 64 KiB')
     .addOption(new Option('--priority <n>', 'the priority of each job (smaller runs first)').argParser(numberIn(PRIORITY_RANGE.min, PRIORITY_RANGE.max)).default(0))
@@ -43,7 +44,7 @@ Examples:
       const payload = parsePayload(options.payload);
       await withReadyQueue(options, async (queue, out) => {
         const saved = await queue.schedule(name, options.cron, { kind: options.kind, payload, priority: options.priority }, { timeZone: options.timeZone, catchUp: options.catchUp });
-        out.line(`schedule ${JSON.stringify(saved.name)}: ${saved.cron} (${saved.timeZone}), kind ${saved.job.kind}; next tick ${saved.nextTick.toISOString()}`);
+        out.line(`schedule ${JSON.stringify(saved.name)}: ${saved.cron} (${saved.timeZone}), kind ${saved.job.kind}; next tick ${saved.nextTick!.toISOString()}`);
       });
     });
 
@@ -78,8 +79,10 @@ function scheduleTable(schedules: Schedule[]): string[] {
   if (schedules.length === 0) return ['no schedules; add one with "jobq schedule add NAME --cron EXPR --kind K"'];
   const rows = [
     ['name', 'cron', 'time zone', 'kind', 'next tick (UTC)', 'last tick (UTC)'],
-    ...schedules.map((s) => [s.name, s.cron, s.timeZone, s.job.kind, s.nextTick.toISOString(), s.lastTick?.toISOString() ?? 'never']),
+    ...schedules.map((s) => [s.name, s.cron, s.timeZone, s.job.kind, s.nextTick?.toISOString() ?? 'ended', s.lastTick?.toISOString() ?? 'never']),
   ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd());
+  const lines = rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd());
+  const problems = schedules.filter((s) => s.problem !== null).map((s) => `schedule ${JSON.stringify(s.name)} is skipped by the workers: ${s.problem}`);
+  return [...lines, ...problems];
 }

@@ -56,6 +56,9 @@ export const TAKE_TICKS_SQL = `
   UPDATE jobq_schedules SET next_tick = FROM_UNIXTIME(?), last_tick = FROM_UNIXTIME(?)
    WHERE queue = ? AND name = ? AND next_tick = FROM_UNIXTIME(?)`;
 
-/** The next tick of each kind's schedules, for stats. Params: queue. */
-export const NEXT_TICK_BY_KIND_SQL = `
-  SELECT kind, UNIX_TIMESTAMP(MIN(next_tick)) AS next_tick FROM jobq_schedules WHERE queue = ? GROUP BY kind`;
+/**
+ * The next tick of a schedule whose ticks have ended (a cron with a year field, past its last
+ * year): the last second a TIMESTAMP holds, so that the schedule is never due again and its row
+ * stays for `schedule list` to show. No tick can lie there: ticks past it are refused.
+ */
+export const ENDED = 2147483647;
