@@ -55,7 +55,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import mysql from 'mysql2/promise';
 import { JobQueue } from '../src/index.js';
-import { MIGRATIONS } from '../src/queue/sql/schema.js';
+import { articleTableSql } from '../src/queue/sql/schema.js';
 import { cpuSecondsOf, readServerCounters, serverPid, readServerSettings, sampleRss, type ServerCounters } from './bench/server-probe.js';
 import { buildBaseline } from './bench/baseline-build.js';
 import { lineChart } from './bench/svg-chart.js';
@@ -140,7 +140,7 @@ async function prefillJobq(count: number, { Queue = JobQueue, recreate = true, l
 
 async function reference(connections: number): Promise<Result> {
   await admin.query(`DROP TABLE IF EXISTS \`${database}\`.reference`);
-  await admin.query(MIGRATIONS[0]!.sql(`\`${database}\`.reference`));
+  await admin.query(articleTableSql(`\`${database}\`.reference`));
   const letters = 'x'.repeat(64);
   for (let done = 0; done < JOBS; done += 1000) {
     const rows = Array.from({ length: Math.min(1000, JOBS - done) }, () => [letters, letters, 'unclaimed']);
@@ -302,7 +302,7 @@ async function userDrain(scenario: string, jobs: number, processes: string[][], 
 async function enqueueRates(secondsPerRound: number, rounds: number): Promise<Result[]> {
   await prefillJobq(0);
   await admin.query(`DROP TABLE IF EXISTS \`${database}\`.plain_jobs`);
-  await admin.query(MIGRATIONS[0]!.sql(`\`${database}\`.plain_jobs`));
+  await admin.query(articleTableSql(`\`${database}\`.plain_jobs`));
   await admin.query(`ALTER TABLE \`${database}\`.plain_jobs ADD COLUMN payload JSON NULL`);
   const modes = ['plain', 'jobq', 'jobq-uuid'];
   const totals = new Map(modes.map((mode) => [mode, { count: 0, deadlocks: 0, lockWaits: 0, serverCpuPercent: 0 }]));

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { JobQueue } from '../src/index.js';
+import { parseServerVersion } from '../src/db/server-version.js';
 import { CURRENT_SCHEMA_VERSION, MIGRATIONS } from '../src/queue/sql/schema.js';
 import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
 import { runCli } from './helpers/run-cli.js';
@@ -9,7 +10,8 @@ let db: TestDatabase;
 before(async () => {
   db = await createTestDatabase();
   // The table as the core version (schema 2) left it, with jobs in every state.
-  for (const migration of MIGRATIONS.filter((m) => m.version <= 2)) await db.admin.query(migration.sql('`jobs`'), migration.values?.('jobs'));
+  const [{ version }] = await db.rows<{ version: string }>('SELECT VERSION() AS version');
+  for (const migration of MIGRATIONS.filter((m) => m.version <= 2)) await db.admin.query(migration.sql('`jobs`', parseServerVersion(version)), migration.values?.('jobs'));
   await db.admin.query("INSERT INTO jobs (d, e, job_key, status) VALUES ('a', 'b', 'k1', 'unclaimed'), ('c', 'd', 'k2', 'done'), ('e', 'f', 'k3', 'failed')");
   // ...and one held by a consumer that died: its lease ran out a minute ago.
   await db.admin.query(

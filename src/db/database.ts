@@ -5,7 +5,7 @@ import { ExitCode, JobqError } from '../errors.js';
 import { assertNodeUsable, GALERA_PROBE_SQL, galeraNodeFrom, NodeNotSyncedError, type GaleraNode } from './galera.js';
 import type { ReplicaEvent } from './replica.js';
 import { describeConnectError, isConnectionLost, isRetryableLockError } from './server-errors.js';
-import { assertSkipLockedSupported, parseServerVersion, type ServerVersion } from './server-version.js';
+import { assertServerSupported, parseServerVersion, type ServerVersion } from './server-version.js';
 
 /** A statement and the values for its `?` placeholders. */
 export type Statement = readonly [sql: string, values?: readonly unknown[]];
@@ -345,7 +345,7 @@ async function connectTo(options: DatabaseOptions, server: ServerAddress, afterL
       [Array<{ version: string }>, Array<{ Variable_name: string; Value: string }>, Array<{ Variable_name: string; Value: string }>],
     ];
     const version = parseServerVersion(String(versionRows[0]?.version));
-    assertSkipLockedSupported(version);
+    assertServerSupported(version);
     const galera = galeraNodeFrom(wsrepOn, wsrepStatus);
     assertNodeUsable(galera, settings.socketPath ?? `${server.host}:${server.port}`);
     // READ COMMITTED: the candidate query sees every committed job without the article's

@@ -24,7 +24,7 @@ export async function readSchemaVersion(db: Database, database: string, table: s
 /** Applies the migrations after `from`, in order; returns the version reached. */
 export async function applyMigrations(db: Database, table: string, quotedTable: string, from: number): Promise<number> {
   for (const migration of MIGRATIONS) {
-    if (migration.version > from) await db.query(migration.sql(quotedTable), migration.values?.(table));
+    if (migration.version > from) await db.query(migration.sql(quotedTable, db.serverVersion), migration.values?.(table));
   }
   return CURRENT_SCHEMA_VERSION;
 }

@@ -27,6 +27,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     password: decodeURIComponent(server.password),
     supportBigNumbers: true,
     dateStrings: true,
+    // Migrations come as several statements in one text, as setup-tables sends them.
+    multipleStatements: true,
   });
   await admin.query(`CREATE DATABASE \`${name}\``);
   await admin.query(`USE \`${name}\``);

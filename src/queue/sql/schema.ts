@@ -1,3 +1,4 @@
+import { exactCollation, type ServerVersion } from '../../db/server-version.js';
 import { DEFAULTS } from '../defaults.js';
 import { CREATE_COUNTERS_TABLE_SQL } from './counters.js';
 import { CREATE_JOB_KEYS_TABLE_SQL } from './job-keys.js';
@@ -14,8 +15,8 @@ import { CREATE_SCHEDULES_TABLE_SQL } from './schedules.js';
 export interface Migration {
   version: number;
   description: string;
-  /** The statements, for a table name that is already validated and quoted. */
-  sql: (table: string) => string;
+  /** The statements, for a table name that is already validated and quoted, on this server. */
+  sql: (table: string, server: ServerVersion) => string;
   /** Values for the statements' `?` placeholders, given the table's plain name. */
   values?: (name: string) => unknown[];
 }
@@ -25,11 +26,8 @@ export const schemaComment = (version: number): string => `jobq schema ${version
 /** Columns of the article's table: a table with exactly these and no jobq comment is version 1. */
 export const ARTICLE_COLUMNS = ['id', 'd', 'e', 'status', 'owner_id', 'owner_date'];
 
-export const MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    description: "the article's jobs table",
-    sql: (table) => `
+/** The article's jobs table (schema 1); the bench's reference loops use it as it is. */
+export const articleTableSql = (table: string) => `
       CREATE TABLE IF NOT EXISTS ${table} (
         id INTEGER NOT NULL PRIMARY KEY AUTO_INCREMENT,
         d VARCHAR(64) NOT NULL,
@@ -39,8 +37,10 @@ export const MIGRATIONS: readonly Migration[] = [
         owner_date DATETIME NULL,
         KEY d (d),
         KEY status (status)
-      ) ENGINE = InnoDB COMMENT = '${schemaComment(1)}'`,
-  },
+      ) ENGINE = InnoDB COMMENT = '${schemaComment(1)}'`;
+
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, description: "the article's jobs table", sql: articleTableSql },
   {
     version: 2,
     description: 'leases, attempts, claim tokens, idempotent inserts, claim indexes',
@@ -184,6 +184,25 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: (table) => `
       ${CREATE_JOB_KEYS_TABLE_SQL};
       ALTER TABLE ${table} COMMENT = '${schemaComment(10)}'`,
+  },
+  {
+    version: 11,
+    description: 'kinds and names compared exactly',
+    // The server's default collation ignores case (and on MySQL accents, on both trailing spaces),
+    // while handlers, pauses and schedules are looked up by exact strings: a worker for `email`
+    // claimed jobs of `Email` and failed them for want of a handler, and `resume --kind Email`
+    // resumed `email`. Byte-for-byte collations make them distinct kinds everywhere. Changing a
+    // column to a stricter collation cannot make two rows of a unique key equal. The shared
+    // tables are altered by every queue's migration; the statements are the same each time.
+    sql: (table, server) => {
+      const exact = (column: string, nullable = false) =>
+        `MODIFY ${column} VARCHAR(64) CHARACTER SET utf8mb4 COLLATE ${exactCollation(server)} ${nullable ? 'NULL DEFAULT NULL' : 'NOT NULL'}`;
+      return `
+      ALTER TABLE jobq_paused_kinds ${exact('kind')};
+      ALTER TABLE jobq_schedules ${exact('name')}, ${exact('kind')};
+      ALTER TABLE jobq_counters ${exact('kind')};
+      ALTER TABLE ${table} ${exact('kind', true)}, COMMENT = '${schemaComment(11)}'`;
+    },
   },
 ];
 
