@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { after, before, test } from 'node:test';
 import { JobQueue } from '../src/index.js';
 import { runCli, startCli, type CliRun } from './helpers/run-cli.js';
@@ -144,4 +145,56 @@ test('payloads and errors travel as JSON strings, and no response holds the pass
   const bodies = await Promise.all(['/', '/api/stats', '/api/failed', '/metrics'].map(async (path) => (await fetch(`${base}${path}`, { headers: bearer })).text()));
   for (const body of bodies) assert.ok(!body.includes(password));
   assert.ok(!bodies[0]!.includes('onerror'), 'the page itself carries no job data');
+});
+
+/** A request with any Host and headers (fetch will not send a Host of our choosing). */
+function rawRequest(target: string, options: { method?: string; host: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; body: string }> {
+  const { hostname, port, pathname } = new URL(target);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ hostname, port, path: pathname, method: options.method ?? 'GET', headers: { ...options.headers, Host: options.host } }, (response) => {
+      let body = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, body }));
+    });
+    request.on('error', reject);
+    request.end(options.body);
+  });
+}
+
+test('DNS rebinding: without a token, a request naming another host is refused, and so is a POST from another origin', async () => {
+  const open = startCli(['dashboard', '--port', '0', '--database-url', db.url]);
+  try {
+    const home = (await open.waitFor(/^jobq dashboard on (http:\/\/127\.0\.0\.1:(\d+)) /m))[1]!;
+    const port = new URL(home).port;
+    const failed = await queue.enqueue({ kind: 'email', payload: { secret: 'in a payload' } });
+    await db.admin.query(`UPDATE \`${db.name}\`.jobs SET status = 'failed' WHERE id = ?`, [failed]);
+    // The attacker's page at evil.example:PORT, its name re-pointed at 127.0.0.1.
+    for (const path of ['/', '/api/failed', '/api/stats', '/metrics']) {
+      const answer = await rawRequest(`${home}${path}`, { host: `evil.example:${port}` });
+      assert.equal(answer.status, 421, path);
+      assert.deepEqual(JSON.parse(answer.body), { error: `this dashboard answers to 127.0.0.1 and localhost only, not "evil.example:${port}"` });
+    }
+    const page = await rawRequest(`${home}/`, { host: `127.0.0.1:${port}` });
+    assert.equal(page.status, 200, 'the dashboard answers to its own address');
+    assert.equal((await rawRequest(`${home}/`, { host: `localhost:${port}` })).status, 200, 'and to localhost');
+    const csrf = /<meta name="csrf-token" content="([^"]+)">/.exec(page.body)![1]!;
+    const post = (host: string, origin: string) =>
+      rawRequest(`${home}/api/requeue`, { method: 'POST', host, headers: { Origin: origin, 'X-CSRF-Token': csrf, 'Content-Type': 'application/json' }, body: '{"all": true}' });
+    assert.equal((await post(`evil.example:${port}`, `http://evil.example:${port}`)).status, 421, 'the rebinding page cannot POST');
+    const crossOrigin = await post(`127.0.0.1:${port}`, `http://evil.example:${port}`);
+    assert.equal(crossOrigin.status, 403);
+    assert.deepEqual(JSON.parse(crossOrigin.body), { error: "a POST from another origin is refused; use the dashboard's own page" });
+    assert.deepEqual(await db.rows('SELECT status FROM jobs WHERE id = ?', [failed]), [{ status: 'failed' }], 'nothing changed');
+    assert.equal((await post(`127.0.0.1:${port}`, `http://127.0.0.1:${port}`)).status, 200, "the dashboard's own page may POST");
+    assert.deepEqual(await db.rows('SELECT status FROM jobs WHERE id = ?', [failed]), [{ status: 'unclaimed' }]);
+  } finally {
+    open.kill('SIGINT');
+    assert.equal((await open.done).code, 0);
+  }
+});
+
+test('with a token too, a request naming another host is refused', async () => {
+  const port = new URL(base).port;
+  const answer = await rawRequest(`${base}/api/stats`, { host: `evil.example:${port}`, headers: bearer });
+  assert.equal(answer.status, 421);
 });

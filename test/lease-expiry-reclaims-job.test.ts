@@ -45,27 +45,31 @@ test('after its lease a job is claimed again, and the first owner can no longer 
   assert.equal((await db.rows('SELECT id FROM jobs')).length, 0);
 });
 
-test('a job whose attempts are used up goes to failed, and requeue-failed brings it back', async () => {
-  await first.enqueueMany([{ key: 'doomed' }]);
-  for (let attempt = 1; attempt <= 2; attempt++) {
-    const claim = await first.claim({ batchSize: 1, leaseSeconds: 0.2, maxAttempts: 2 });
-    assert.equal(claim.jobs[0]?.attempts, attempt);
+test('a job whose lease runs out 3 times in a row goes to failed with an error that says so; its attempt is not spent; requeue-failed brings it back', async () => {
+  await first.enqueueMany([{ key: 'doomed' }, { key: 'bystander' }]);
+  for (let expiries = 0; expiries < 3; expiries++) {
+    const claim = await first.claim({ batchSize: 2, leaseSeconds: 0.2 });
+    // Once its lease has run out, the job is claimed alone: it may be what crashed its worker.
+    assert.deepEqual(
+      claim.jobs.map((job) => [job.attempts, job.leaseExpiries]),
+      expiries === 0 ? [[1, 0], [1, 0]] : [[1, expiries]],
+    );
     await sleep(300);
   }
-  const last = await first.claim({ batchSize: 1, leaseSeconds: 0.2, maxAttempts: 2 });
-  assert.equal(last.jobs.length, 0);
-  assert.equal(last.failedIds.length, 1);
-  const [row] = await db.rows<{ status: string; attempts: number }>('SELECT status, attempts FROM jobs');
-  assert.deepEqual([row?.status, row?.attempts], ['failed', 2]);
+  const last = await first.claim({ batchSize: 2, leaseSeconds: 0.2 });
+  assert.equal(last.failedIds.length, 2, 'both ran out three times: the bystander was taken alone after its own first expiry');
+  const rows = await db.rows<{ status: string; attempts: number; lease_expiries: number; last_error: string }>('SELECT status, attempts, lease_expiries, last_error FROM jobs');
+  assert.deepEqual(rows.map((row) => [row.status, row.attempts, row.lease_expiries]), [['failed', 1, 3], ['failed', 1, 3]]);
+  assert.match(rows[0]!.last_error, /^its lease ran out 3 times in a row without a worker settling it/);
   assert.equal((await first.claim({ batchSize: 1 })).jobs.length, 0, 'failed jobs are never claimed');
 
   const stats = await runCli(['stats', '--json', '--database-url', db.url]);
-  assert.equal(JSON.parse(stats.stdout).counts.failed, 1);
+  assert.equal(JSON.parse(stats.stdout).counts.failed, 2);
   const requeue = await runCli(['requeue-failed', '--database-url', db.url]);
   assert.equal(requeue.code, 0, requeue.stderr);
-  assert.equal(requeue.stdout, 'requeued 1 failed job\n');
-  const again = await first.claim({ batchSize: 1, maxAttempts: 2 });
-  assert.equal(again.jobs[0]?.attempts, 1, 'attempts start over');
+  assert.equal(requeue.stdout, 'requeued 2 failed jobs\n');
+  const again = await first.claim({ batchSize: 2 });
+  assert.deepEqual(again.jobs.map((job) => [job.attempts, job.leaseExpiries]), [[1, 0], [1, 0]], 'attempts and lease expiries start over');
   await first.complete(again);
 });
 

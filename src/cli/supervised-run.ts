@@ -1,4 +1,5 @@
 import { resolveDatabaseUrl } from '../config/database-url.js';
+import { DEFAULTS } from '../queue/defaults.js';
 import { JobQueue } from '../queue/job-queue.js';
 import { Supervisor, type ProcessingEvents, type ProcessingOptions } from '../processes/supervisor.js';
 import { replicaOf, type ConnectionOptions } from './options.js';
@@ -28,8 +29,8 @@ async function supervise(queue: JobQueue, options: ProcessingOptions): Promise<n
   const err = new LineWriter(process.stderr);
   const events: ProcessingEvents = {
     claimed: (consumer, ids) => out.line(claimLine(consumer, ids)),
-    failedJobs: (consumer, ids) => err.line(paint.yellow(`consumer  ${consumer}: lease ran out ${options.maxAttempts} times, moved to failed: [${ids.join(', ')}]`)),
-    jobFailed: (worker, id, attempt, error, final) => err.line(jobFailedLine(`worker ${worker}`, id, attempt, options.maxAttempts, error, final)),
+    failedJobs: (consumer, ids) => err.line(paint.yellow(`consumer  ${consumer}: lease ran out ${DEFAULTS.maxLeaseExpiries} times in a row, moved to failed: [${ids.join(', ')}]`)),
+    jobFailed: (worker, id, attempt, error, final) => err.line(jobFailedLine(`worker ${worker}`, id, attempt, options.maxAttempts ?? DEFAULTS.maxAttempts, error, final)),
     progress: (_generator, counter) => out.line(progressLine(counter)),
     connection: (worker, state, detail) => err.line(connectionLine(worker, state, detail)),
     warning: (worker, message) => err.line(warningLine(worker, message)),

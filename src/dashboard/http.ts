@@ -19,7 +19,9 @@ export function setSecurityHeaders(response: ServerResponse): void {
   response.setHeader('Content-Security-Policy', "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'");
   response.setHeader('X-Content-Type-Options', 'nosniff');
   response.setHeader('X-Frame-Options', 'DENY');
-  response.setHeader('Referrer-Policy', 'no-referrer');
+  // same-origin, not no-referrer: under no-referrer the browser sends `Origin: null` with the page's own
+  // form POSTs, and the Origin check (access.ts) could not tell them from another site's.
+  response.setHeader('Referrer-Policy', 'same-origin');
   response.setHeader('Cache-Control', 'no-store');
 }
 

@@ -8,6 +8,7 @@ export function createMetricsServer(registryOf: () => Registry | undefined, acce
   return createServer((request, response) => {
     setSecurityHeaders(response);
     if (request.method !== 'GET' || new URL(request.url ?? '/', 'http://metrics').pathname !== '/metrics') return sendJson(response, 404, { error: 'only GET /metrics here' });
+    if (!access.servesHost(request)) return sendJson(response, 421, { error: `this server answers to ${access.hostNamesText} only` });
     if (!access.allows(request)) return sendJson(response, 401, { error: 'send the token: Authorization: Bearer <token>' });
     const registry = registryOf();
     if (registry === undefined) return sendJson(response, 503, { error: 'the worker is starting' });

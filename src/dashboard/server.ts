@@ -52,6 +52,8 @@ async function handle(context: DashboardContext, metrics: QueueMetrics, request:
   const { access, queue, sampler } = context;
   const url = new URL(request.url ?? '/', 'http://dashboard');
   const route = `${request.method} ${url.pathname}`;
+  if (!access.servesHost(request)) throw new HttpError(421, `this dashboard answers to ${access.hostNamesText} only, not ${JSON.stringify(request.headers.host ?? '')}`);
+  if (request.method === 'POST' && !access.originMatches(request)) throw new HttpError(403, 'a POST from another origin is refused; use the dashboard\'s own page');
   if (route === 'GET /login') return sendHtml(response, 200, loginPage(access.csrf));
   if (route === 'POST /login') return login(access, request, response);
   const asset = request.method === 'GET' ? ASSETS[url.pathname] : undefined;

@@ -6,6 +6,7 @@
  * the library's claim loop; turns and lanes come from the supervisor.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DEFAULTS } from '../queue/defaults.js';
 import type { Claim } from '../queue/types.js';
 import type { JobSink } from '../worker/claim-loop.js';
 import { openQueue, readConfig, report, runWorker, stopRequests, supervisorTurns } from './child-runtime.js';
@@ -33,11 +34,11 @@ runWorker(async () => {
       if (config.workMs > 0) await sleep(config.workMs);
       for (const job of claim.jobs) loop.complete(claim, job.id);
     };
-    const { batchSize, pick, leaseSeconds, maxAttempts, keepDone } = config;
-    // The article's consumer never fails a job (retryDelayMs is unused): jobs it cannot finish
-    // come back when their lease ends.
+    const { batchSize, pick, leaseSeconds, keepDone } = config;
+    // The article's consumer never fails a job (maxAttempts and retryDelayMs are unused): jobs it
+    // cannot finish come back when their lease ends.
     const { partitions } = await queue.layout();
-    const settings = { batchSize, pick, leaseSeconds, maxAttempts, keepDone, retryDelayMs: 0, ownerId: config.number, queue: config.table, partitions };
+    const settings = { batchSize, pick, leaseSeconds, keepDone, maxAttempts: DEFAULTS.maxAttempts, retryDelayMs: 0, ownerId: config.number, queue: config.table, partitions };
     const loop = queue.claimLoop(settings, supervisorTurns, sink, ({ claim, settlement }) => {
       if (claim.jobs.length + claim.candidates + claim.failedIds.length + settlement.settled + settlement.lost === 0) return;
       report({

@@ -28,7 +28,6 @@ export interface ConsumerConfig extends WorkerConnection {
   workMs: number;
   keepDone: boolean;
   leaseSeconds: number;
-  maxAttempts: number;
   /** Send each claim's ids (for the claim lines); off with --quiet, which only needs counts. */
   reportIds: boolean;
 }

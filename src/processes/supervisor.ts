@@ -29,7 +29,8 @@ export interface ProcessingOptions {
   pick: CandidatePick;
   keepDone: boolean;
   leaseSeconds: number;
-  maxAttempts: number;
+  /** Handler failures per job before it goes to `failed` (handler workers), for their lines. */
+  maxAttempts?: number;
   /** Claim lines are not wanted (--quiet): consumers report counts only. */
   quiet: boolean;
   /**
@@ -274,9 +275,9 @@ function workerConfigs(options: ProcessingOptions): WorkerConfig[] {
     const quota = share(i);
     configs.push({ role: 'generator', number: i, url: urlFor(i), table, commitEvery: options.commitEvery, ...(quota !== undefined && { quota }) });
   }
-  const { batchSize, pick, workMs, keepDone, leaseSeconds, maxAttempts, quiet } = options;
+  const { batchSize, pick, workMs, keepDone, leaseSeconds, quiet } = options;
   for (let i = 1; i <= options.consumers; i++) {
-    configs.push({ role: 'consumer', number: i, url: urlFor(i), table, ...replica, batchSize, pick, workMs, keepDone, leaseSeconds, maxAttempts, reportIds: !quiet });
+    configs.push({ role: 'consumer', number: i, url: urlFor(i), table, ...replica, batchSize, pick, workMs, keepDone, leaseSeconds, reportIds: !quiet });
   }
   const workers = options.handlerWorkers;
   for (let i = 1; i <= (workers?.count ?? 0); i++) {

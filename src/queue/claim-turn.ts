@@ -90,7 +90,6 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
   }
   const batchSize = checkBatchSize(options.batchSize);
   checkLane(options.lane);
-  const maxAttempts = options.maxAttempts ?? DEFAULTS.maxAttempts;
   const leaseMicroseconds = Math.round((options.leaseSeconds ?? DEFAULTS.leaseSeconds) * 1e6);
   // One token for every attempt, and what the last attempt sent with its COMMIT: if the connection
   // broke during that COMMIT, its outcome is unknown, and the next attempt looks for its own rows
@@ -192,13 +191,9 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
       await commit(claimCount);
       return { settlement, claim: noClaim(token, candidateCount), ...extras, ...counted(claimCount) };
     }
-    const exhausted = locked.filter((job) => job.attempts >= maxAttempts).map((job) => job.id);
-    const jobs = locked
-      .filter((job) => job.attempts < maxAttempts)
-      .map((job) => ({ ...job, payload: job.payload === null ? null : JSON.parse(job.payload), attempts: job.attempts + 1 }))
-      .sort((a, b) => a.id - b.id);
+    const { exhausted, jobs } = takeLocked(locked);
     const writes: Statement[] = [];
-    if (exhausted.length > 0) writes.push([claimSql.MARK_FAILED_SQL(table), [exhausted]]);
+    if (exhausted.length > 0) writes.push([claimSql.MARK_FAILED_SQL(table), [LEASES_RAN_OUT, exhausted]]);
     if (jobs.length > 0) {
       writes.push([claimSql.MARK_CLAIMED_SQL(table), [options.ownerId ?? 0, token, leaseMicroseconds, jobs.map((job) => job.id)]]);
     }
@@ -251,6 +246,25 @@ async function commitTurn<J extends ClaimedJob>(
   if (claimed.length > 0 && rows.length === 0) throw new WriteConflictError('the COMMIT answered OK, but none of the jobs it claimed are held');
   const held = new Set(rows.map((row) => Number(row.id)));
   return { results, jobs: claimed.filter((job) => held.has(job.id)) };
+}
+
+const LEASES_RAN_OUT =
+  `its lease ran out ${DEFAULTS.maxLeaseExpiries} times in a row without a worker settling it: ` +
+  'each worker that held it died, hung or was stopped hard while it ran (does it crash its process?)';
+
+/**
+ * Of the locked jobs (in candidate order), those whose lease ran out once too often, and those to
+ * claim: all the others, unless one of them has had a lease run out (a suspect: it may crash its
+ * worker), which is then claimed alone. The rest stay waiting: their locks end with the COMMIT.
+ */
+function takeLocked(locked: ReadonlyArray<ClaimedJob & { payload: string | null }>): { exhausted: number[]; jobs: ClaimedJob[] } {
+  const exhausted = locked.filter((job) => job.leaseExpiries >= DEFAULTS.maxLeaseExpiries).map((job) => job.id);
+  const runnable = locked.filter((job) => job.leaseExpiries < DEFAULTS.maxLeaseExpiries);
+  const suspect = runnable.find((job) => job.leaseExpiries > 0);
+  const jobs = (suspect === undefined ? runnable : [suspect])
+    .map((job) => ({ ...job, payload: job.payload === null ? null : JSON.parse(job.payload) }))
+    .sort((a, b) => a.id - b.id);
+  return { exhausted, jobs };
 }
 
 function noClaim(token: Buffer, candidateCount: number): Claim {

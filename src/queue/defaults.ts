@@ -14,8 +14,15 @@ export const DEFAULTS = {
   batchSize: 200,
   /** Seconds a claim holds its jobs before another worker may take them; renewed while they run. */
   leaseSeconds: 60,
-  /** Claims per job before it goes to `failed`. */
+  /** Runs of a job whose handler failed (threw) before it goes to `failed`. */
   maxAttempts: 5,
+  /**
+   * Leases of a job that ran out in a row, without its worker settling it (the worker died, hung,
+   * or the job crashed its process), before it goes to `failed`. A job whose lease ran out is run
+   * alone in its worker from then on, so that a job that crashes its process takes no other job
+   * down with it (see Worker's suspect).
+   */
+  maxLeaseExpiries: 3,
   /** Wait before the first retry of a failed job; doubles per attempt, at most an hour. */
   retryDelayMs: 1000,
   /** Delete finished jobs (false) or keep them as `done`. */

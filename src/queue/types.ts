@@ -77,8 +77,16 @@ export interface ClaimedJob {
   id: number;
   kind: string | null;
   payload: unknown;
-  /** How many claims this job has seen, this one included. */
+  /**
+   * This run's number among the job's runs: 1 at first, 1 more after each failure of its handler.
+   * Runs handed back unstarted, and runs whose lease ran out, do not count.
+   */
   attempts: number;
+  /**
+   * How many times in a row a lease of this job ran out without its worker settling it. Above 0,
+   * the job may have crashed its worker: it is claimed alone, and `queue.work` runs it alone.
+   */
+  leaseExpiries: number;
   /** Smaller runs first. */
   priority: number;
 }
@@ -88,7 +96,7 @@ export interface Job<Kind extends string | null = string | null, Payload = unkno
   id: number;
   kind: Kind;
   payload: Payload;
-  /** How many times this job has been handed out, this time included. */
+  /** This run's number: 1 at first, 1 more after each failure of its handler (see {@link ClaimedJob.attempts}). */
   attempts: number;
   /** Fires when the worker is stopped hard (`stop({ timeoutMs })` ran out): give up and throw. */
   signal: AbortSignal;
@@ -118,8 +126,6 @@ export interface ClaimOptions {
   leaseSeconds?: number;
   /** A number from 1 up to record as `owner_id` (the consumer's number in the article); 0, the default, is nobody. */
   ownerId?: number;
-  /** A job claimed this often already goes to `failed` instead of being claimed again. */
-  maxAttempts?: number;
   /**
    * Claims that run at the same time read disjoint lanes first (`id MOD count = index` on one server), and take
    * other lanes' jobs only once those have waited `stealAfterMs`. Omitted: the whole queue.
@@ -137,7 +143,7 @@ export interface Claim {
   readonly jobs: readonly ClaimedJob[];
   /** How many candidate ids the first step found (the claim is "empty" when this is > 0 and jobs is empty). */
   readonly candidates: number;
-  /** Ids moved to `failed` by this claim because their attempts were used up. */
+  /** Ids moved to `failed` by this claim because their lease had run out too often (DEFAULTS.maxLeaseExpiries). */
   readonly failedIds: readonly number[];
 }
 

@@ -80,6 +80,8 @@ export class ClaimLoop {
   private totalsAddedAt = performance.now();
   /** The lane's least urgent candidate in the last claim: where the next looks below for more urgent jobs elsewhere. */
   private laneLeastUrgent = DEFAULT_PRIORITY;
+  /** A turn is under way: the settles it took are not committed yet. */
+  private turning = false;
 
   constructor(
     private readonly db: Database,
@@ -121,6 +123,11 @@ export class ClaimLoop {
   /** Kinds paused when this loop last looked. */
   get pausedKinds(): readonly string[] {
     return this.pause.paused;
+  }
+
+  /** Every outcome recorded so far is committed: none waits for a turn, and no turn is under way. */
+  get settled(): boolean {
+    return this.completed.size === 0 && this.otherOutcomes.length === 0 && !this.turning;
   }
 
   /** The last claim turn found nothing, and nothing claimed by this loop waits to be settled. */
@@ -179,6 +186,7 @@ export class ClaimLoop {
 
   private async claimTurn(batchSize: number): Promise<TurnResult> {
     const settle = this.takeSettles();
+    this.turning = true;
     const ticket = await this.gate.enter();
     let lane: number | undefined;
     try {
@@ -186,7 +194,6 @@ export class ClaimLoop {
         batchSize,
         pick: this.settings.pick,
         leaseSeconds: this.settings.leaseSeconds,
-        maxAttempts: this.settings.maxAttempts,
         ownerId: this.settings.ownerId,
         ...(this.settings.kinds !== undefined && { kinds: this.settings.kinds }),
         ...(ticket.lane !== undefined && { lane: ticket.lane }),
@@ -212,9 +219,11 @@ export class ClaimLoop {
       }
       this.foundNothing = result.claim.jobs.length === 0 && result.claim.candidates === 0;
       if (result.claim.jobs.length > 0) this.held.set(result.claim, { ids: new Set(result.claim.jobs.map((job) => job.id)), renewedAt: performance.now() });
+      this.turning = false;
       this.onTurn(result);
       return result;
     } finally {
+      this.turning = false;
       ticket.leave(lane);
     }
   }
@@ -223,7 +232,13 @@ export class ClaimLoop {
   private async settleOnly(last = false): Promise<void> {
     const settle = this.takeSettles();
     if (settle.length === 0 && !(last && !this.pendingTotals.empty)) return;
-    const result = await claimTurn(this.db, this.table, { settle, totals: this.totalsFor(last) });
+    this.turning = true;
+    let result: TurnResult;
+    try {
+      result = await claimTurn(this.db, this.table, { settle, totals: this.totalsFor(last) });
+    } finally {
+      this.turning = false;
+    }
     this.counted(result, settle);
     this.onTurn(result);
   }

@@ -111,6 +111,13 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
   private readonly handlers: ResolvedHandlers;
   private readonly waiting: Held[] = [];
   private readonly running = new Set<Held>();
+  /**
+   * A job whose lease ran out before: it may be what crashed a worker, so it runs with no other
+   * job in hand, and if it crashes this one too, it takes no other job's lease down with it.
+   * While it waits for the running jobs to finish and while it runs, nothing else is claimed, and
+   * jobs claimed meanwhile go back unstarted (which costs them nothing).
+   */
+  private suspect: Held | undefined;
   private reserved = 0;
   private loops: ClaimLoop[] = [];
   private readonly claiming = new AbortController();
@@ -169,6 +176,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
             ? { ...settings, pauseAfterLightClaimMs: LIGHT_CLAIM_PAUSE_MS }
             : { ...settings, pauseWhenLanesBusyMs: EXTRA_LOOP_PAUSE_MS, pauseAfterLightClaimMs: EXTRA_LOOP_PAUSE_MS };
         const loop: ClaimLoop = new ClaimLoop(db, context.quotedTable, loopSettings, gate, this.sinkFor(() => loop), (result) => {
+          if (this.suspect !== undefined) this.startJobs();
           if (result.claim.jobs.length > 0 || result.claim.candidates > 0) this.counters.claims++;
           if (result.claim.jobs.length === 0 && result.claim.candidates > 0) this.counters.emptyClaims++;
           this.counters.deadlocks = sum(connections, (db) => db.counters.deadlockRetries);
@@ -208,6 +216,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
   private sinkFor(loop: () => ClaimLoop): JobSink {
     return {
       reserve: () => {
+        if (this.suspect !== undefined) return 0;
         const { concurrency, batchSize } = this.options;
         const free = concurrency + this.loops.length * batchSize - (this.running.size + this.waiting.length + this.reserved);
         const wanted = Math.min(free, batchSize);
@@ -219,13 +228,31 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
       },
       accept: (claim, reserved) => {
         this.reserved -= reserved;
-        for (const job of claim.jobs) startsInPriorityOrder(this.waiting, { job, claim, loop: loop() });
+        for (const job of claim.jobs) {
+          const held = { job, claim, loop: loop() };
+          if (this.suspect !== undefined) {
+            held.loop.release(claim, [job.id]);
+          } else if (job.leaseExpiries > 0) {
+            this.suspect = held;
+            this.releaseWaiting();
+          } else {
+            startsInPriorityOrder(this.waiting, held);
+          }
+        }
         this.startJobs();
       },
     };
   }
 
   private startJobs(): void {
+    if (this.suspect !== undefined) {
+      // Outcomes of the jobs before it are committed first: a crash must find nothing else held.
+      if (this.running.size === 0 && this.loops.every((loop) => loop.settled) && !this.claiming.signal.aborted) {
+        this.running.add(this.suspect);
+        void this.runJob(this.suspect);
+      }
+      return;
+    }
     while (this.running.size < this.options.concurrency && this.waiting.length > 0 && !this.claiming.signal.aborted) {
       const held = this.waiting.shift()!;
       this.running.add(held);
@@ -245,6 +272,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
     } catch (error) {
       outcome = { ok: false, error };
     }
+    if (held === this.suspect) this.suspect = undefined;
     if (!this.running.delete(held)) return; // given up on after stop({ timeoutMs }): already failed
     const durationMs = performance.now() - started;
     if (outcome.ok) {
@@ -277,10 +305,12 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
     }
   }
 
-  /** Claimed jobs that never started go back to the queue, due at once. */
+  /** Claimed jobs that never started go back to the queue, due at once (a suspect that has not started too, when stopping). */
   private releaseWaiting(): void {
     const byClaim = new Map<Claim, { loop: ClaimLoop; ids: number[] }>();
-    for (const { job, claim, loop } of this.waiting.splice(0)) {
+    const unstarted = this.waiting.splice(0);
+    if (this.claiming.signal.aborted && this.suspect !== undefined && !this.running.has(this.suspect)) unstarted.push(this.suspect);
+    for (const { job, claim, loop } of unstarted) {
       const entry = byClaim.get(claim) ?? { loop, ids: [] };
       entry.ids.push(job.id);
       byClaim.set(claim, entry);
@@ -320,10 +350,10 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
 
   private async stopIfDrained(hasDueWork: () => Promise<boolean>): Promise<void> {
     if (this.checkingDrained || this.claiming.signal.aborted) return;
-    if (this.running.size > 0 || this.waiting.length > 0 || !this.loops.every((loop) => loop.idle)) return;
+    if (this.running.size > 0 || this.waiting.length > 0 || this.suspect !== undefined || !this.loops.every((loop) => loop.idle)) return;
     this.checkingDrained = true;
     try {
-      if (!(await hasDueWork()) && this.running.size === 0 && this.waiting.length === 0) this.claiming.abort();
+      if (!(await hasDueWork()) && this.running.size === 0 && this.waiting.length === 0 && this.suspect === undefined) this.claiming.abort();
     } finally {
       this.checkingDrained = false;
     }

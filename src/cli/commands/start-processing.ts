@@ -18,7 +18,6 @@ interface StartProcessingOptions extends ConnectionOptions {
   keepDone?: boolean;
   quiet?: boolean;
   lease: number;
-  maxAttempts: number;
 }
 
 export function registerStartProcessing(program: Command): void {
@@ -36,7 +35,6 @@ export function registerStartProcessing(program: Command): void {
     .option('--keep-done', 'mark processed jobs done instead of deleting them (debugging)')
     .option('-q, --quiet', 'no per-claim lines, only progress and the summary')
     .addOption(new Option('--lease <seconds>', 'a claim holds its jobs this long; then they may be claimed again').argParser(numberIn(1, 86_400, false)).default(DEFAULTS.leaseSeconds))
-    .addOption(new Option('--max-attempts <n>', 'claims per job before it goes to failed').argParser(numberIn(1, 1000)).default(DEFAULTS.maxAttempts))
     .addHelpText(
       'after',
       `
@@ -66,7 +64,6 @@ A second Ctrl-C exits at once; leases give unfinished claims to the next run.`,
         pick: options.pick,
         keepDone: options.keepDone ?? false,
         leaseSeconds: options.lease,
-        maxAttempts: options.maxAttempts,
         quiet: options.quiet ?? false,
         ...(options.jobs !== undefined && { jobs: options.jobs }),
         ...(options.duration !== undefined && { durationSeconds: options.duration }),

@@ -260,32 +260,38 @@ export function candidatesStale(table: string, scope: ClaimScope, stealAfterMicr
  * Locks those candidates nobody else holds and that are still claimable (re-checked on the
  * latest committed row, under the lock). SKIP LOCKED never waits: rows another consumer is
  * claiming right now are simply left out. The payload comes as JSON text from both servers (MySQL
- * would otherwise send its JSON type pre-parsed, MariaDB its LONGTEXT as text). Params: [ids].
+ * would otherwise send its JSON type pre-parsed, MariaDB its LONGTEXT as text). Attempts and lease
+ * expiries come as MARK_CLAIMED_SQL will leave them. Params: [ids].
  */
 export const LOCK_CANDIDATES_SQL = (table: string) => `
-  SELECT id, kind, CAST(payload AS CHAR) AS payload, attempts, priority FROM ${table} FORCE INDEX (PRIMARY)
+  SELECT id, kind, CAST(payload AS CHAR) AS payload, attempts + (status = 'unclaimed') AS attempts, priority,
+         lease_expiries + (status = 'claimed') AS leaseExpiries
+    FROM ${table} FORCE INDEX (PRIMARY)
    WHERE id IN (?) AND ${CLAIMABLE}
    FOR UPDATE SKIP LOCKED`;
 
 /**
- * Marks locked rows as ours until the lease ends; every claim counts an attempt. Claimability is
- * checked again: on one server the rows are locked and it always holds, but Galera's locks are
- * per node (see claim-turn.ts). Params: owner id, claim token, lease in microseconds, [ids].
+ * Marks locked rows as ours until the lease ends. A waiting job's claim counts an attempt; a job
+ * whose lease ran out keeps the attempt its last claim counted (that run never ended) and counts
+ * a lease expiry instead. Both are computed before `status` changes: SET runs left to right.
+ * Claimability is checked again: on one server the rows are locked and it always holds, but
+ * Galera's locks are per node (see claim-turn.ts). Params: owner id, claim token, lease in
+ * microseconds, [ids].
  */
 export const MARK_CLAIMED_SQL = (table: string) => `
   UPDATE ${table} FORCE INDEX (PRIMARY)
-     SET status = 'claimed', owner_id = ?, owner_date = NOW(6), claim_token = ?,
-         run_after = NOW(6) + INTERVAL ? MICROSECOND, attempts = attempts + 1
+     SET attempts = attempts + (status = 'unclaimed'), lease_expiries = lease_expiries + (status = 'claimed'),
+         status = 'claimed', owner_id = ?, owner_date = NOW(6), claim_token = ?,
+         run_after = NOW(6) + INTERVAL ? MICROSECOND
    WHERE id IN (?) AND ${CLAIMABLE}`;
 
 /**
- * Locked rows that have used up their attempts (their last lease ran out) stop here.
- * Params: [ids].
+ * Locked rows whose lease ran out once too often stop here, with the error saying so.
+ * Params: error text, [ids].
  */
 export const MARK_FAILED_SQL = (table: string) => `
   UPDATE ${table} FORCE INDEX (PRIMARY)
-     SET status = 'failed', claim_token = DEFAULT, run_after = NOW(6),
-         last_error = COALESCE(last_error, 'lease expired on every attempt')
+     SET lease_expiries = lease_expiries + 1, status = 'failed', claim_token = DEFAULT, run_after = NOW(6), last_error = ?
    WHERE id IN (?)`;
 
 /**

@@ -2,8 +2,8 @@
  * Ending a claim. Each statement names its rows by primary key and by the claim's token: a
  * consumer whose lease ran out and whose jobs another consumer has claimed since owns nothing any
  * more, and its statements change nothing (the affected-row count tells it so).
- * These run in autocommit: one statement, one transaction, and safe to send again after a lost
- * connection because the token makes them idempotent.
+ * They ride in the first round trip of the next claim turn, and are safe to send again after a
+ * lost connection because the token makes them idempotent.
  */
 
 /**
@@ -28,11 +28,16 @@ export const MARK_DONE_SQL = (table: string) => `
      SET status = 'done', claim_token = DEFAULT, run_after = NOW(6)
    WHERE id IN (?) AND claim_token = ?`;
 
-/** Hands jobs back, waiting again from now. Params: [ids], token. */
+/**
+ * Hands jobs back unstarted, waiting again from now, and gives back the attempt their claim
+ * counted: a worker that stops, or makes room for a job it must run alone, costs them nothing.
+ * Their lease expiries stay: a job not yet proven innocent of a crash is still run alone.
+ * Params: [ids], token.
+ */
 export const RELEASE_OWNED_SQL = (table: string) => `
   UPDATE ${table} FORCE INDEX (PRIMARY)
-     SET status = 'unclaimed', claim_token = DEFAULT, owner_id = DEFAULT, owner_date = NOW(6),
-         run_after = NOW(6)
+     SET status = 'unclaimed', attempts = attempts - (attempts > 0), claim_token = DEFAULT, owner_id = DEFAULT,
+         owner_date = NOW(6), run_after = NOW(6)
    WHERE id IN (?) AND claim_token = ?`;
 
 /** Extends the lease of jobs still held, while a slow batch is processed. Params: lease µs, [ids], token. */
@@ -44,20 +49,21 @@ export const EXTEND_LEASE_SQL = (table: string) => `
 /** Puts failed jobs back in the queue with fresh attempts. Params: none or [ids]. */
 export const REQUEUE_FAILED_SQL = (table: string, byIds: boolean) => `
   UPDATE ${table}
-     SET status = 'unclaimed', attempts = 0, claim_token = DEFAULT, owner_id = DEFAULT,
+     SET status = 'unclaimed', attempts = 0, lease_expiries = 0, claim_token = DEFAULT, owner_id = DEFAULT,
          owner_date = NOW(6), run_after = NOW(6)
    WHERE status = 'failed'${byIds ? ' AND id IN (?)' : ''}`;
 
 /**
  * A handler failed on these jobs: each goes back to the queue after a delay that doubles with
  * every attempt (base × 2^(attempts-1), at most an hour), or to `failed` once its attempts are
- * used up (run_after then says when it ended); the error is kept either way. SET runs left to
- * right: `attempts` is unchanged here. Params: max attempts, max attempts, base delay µs, error
- * text, [ids], token.
+ * used up (run_after then says when it ended); the error is kept either way. The run ended in the
+ * handler, not in a crash: the job's lease expiries start again from 0. SET runs left to right:
+ * `attempts` is unchanged here. Params: max attempts, max attempts, base delay µs, error text,
+ * [ids], token.
  */
 export const FAIL_OWNED_SQL = (table: string) => `
   UPDATE ${table} FORCE INDEX (PRIMARY)
-     SET status = IF(attempts >= ?, 'failed', 'unclaimed'),
+     SET status = IF(attempts >= ?, 'failed', 'unclaimed'), lease_expiries = 0,
          run_after = IF(attempts >= ?, NOW(6),
                         NOW(6) + INTERVAL CAST(LEAST(? * POW(2, attempts - 1), 3600000000) AS UNSIGNED) MICROSECOND),
          last_error = ?, claim_token = DEFAULT

@@ -204,6 +204,18 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE ${table} ${exact('kind', true)}, COMMENT = '${schemaComment(11)}'`;
     },
   },
+  {
+    version: 12,
+    description: 'lease expiries counted apart from attempts',
+    // `attempts` counts a job's runs that ended in its handler's failure (and the run in progress);
+    // leases that ran out count here. Before, every claim spent an attempt: jobs that a stopping
+    // worker handed back unstarted, and the batch-mates of a job that crashed its process, went
+    // to `failed` without ever having run.
+    sql: (table) => `
+      ALTER TABLE ${table}
+        ADD COLUMN lease_expiries SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+        COMMENT = '${schemaComment(12)}'`,
+  },
 ];
 
 export const CURRENT_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
