@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
+import { JobQueue } from '../src/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
 import { runCli } from './helpers/run-cli.js';
 import { prefill } from './helpers/queue-fixtures.js';
@@ -15,7 +16,8 @@ before(async () => {
 });
 after(async () => db.drop());
 
-const cases: Array<{ name: string; args: () => string[]; input?: string; code: number; stderr: RegExp }> = [
+const deep = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+const cases: Array<{ name: string; args: () => string[]; input?: string | Buffer; code: number; stderr: RegExp }> = [
   { name: 'a table name that is not an identifier', args: () => ['stats', '--table', 'jobs; DROP TABLE x', '--database-url', db.url], code: 2, stderr: /^jobq: invalid table name "jobs; DROP TABLE x": use 1-64 letters, digits or _ \(not digits only\)$/ },
   { name: 'a malformed URL', args: () => ['stats', '--database-url', 'localhost:3306/jobq'], code: 2, stderr: /^jobq: invalid database URL "localhost:3306\/jobq": scheme must be mysql:, not localhost: \(expected mysql:\/\/user:password@host:3306\/database, or host1:3306,host2:3306 for several servers\)$/ },
   { name: 'a replica URL without a database', args: () => ['start-processing', '--replica-url', 'mysql://root@127.0.0.1:3306', '--database-url', db.url], code: 2, stderr: /^jobq: invalid replica URL "mysql:\/\/root@127\.0\.0\.1:3306": no database name after the host/ },
@@ -42,8 +44,24 @@ const cases: Array<{ name: string; args: () => string[]; input?: string; code: n
   { name: 'an unknown pick', args: () => ['start-processing', '--pick', 'newest', '--database-url', db.url], code: 2, stderr: /argument 'newest' is invalid\. Allowed choices are random-prefix, oldest\./ },
   { name: '--until-empty with unlimited generators', args: () => ['start-processing', '--until-empty', '--database-url', db.url], code: 2, stderr: /^jobq: --until-empty with generators needs --jobs N/ },
   { name: 'a payload that is not JSON', args: () => ['enqueue', '--payload', '{to: ann}', '--database-url', db.url], code: 2, stderr: /^jobq: --payload is not JSON \(.*\); quote it, e\.g\. --payload '\{"to": "ann"\}'$/ },
-  { name: 'a payload over 64 KiB', args: () => ['enqueue', '--payload', JSON.stringify('x'.repeat(70_000)), '--database-url', db.url], code: 2, stderr: /^jobq: --payload: the payload is 70002 bytes as JSON; the limit is 65536$/ },
-  { name: 'a kind too long', args: () => ['enqueue', '--kind', 'k'.repeat(65), '--database-url', db.url], code: 2, stderr: /^jobq: --payload: kind must be a string of 1-64 characters/ },
+  { name: 'a payload over 64 KiB', args: () => ['enqueue', '--payload', JSON.stringify('x'.repeat(70_000)), '--database-url', db.url], code: 2, stderr: /^jobq: the job: the payload is 70002 bytes as JSON; the limit is 65536$/ },
+  { name: 'a kind too long', args: () => ['enqueue', '--kind', 'k'.repeat(65), '--database-url', db.url], code: 2, stderr: /^jobq: --kind: kind must be a string of 1-64 characters/ },
+  { name: 'an empty kind', args: () => ['enqueue', '--kind', '', '--database-url', db.url], code: 2, stderr: /^jobq: --kind: kind must be a string of 1-64 characters, not ""$/ },
+  { name: 'an empty kind to work on', args: () => ['work', '--handler', HANDLERS + 'email-handlers.mjs', '--kind', '', '--database-url', db.url], code: 2, stderr: /^jobq: --kind: kind must be a string of 1-64 characters, not ""$/ },
+  { name: 'a kind that was not UTF-8', args: () => ['enqueue', '--kind', 'em\ufffdail', '--database-url', db.url], code: 2, stderr: /^jobq: --kind holds bytes that are not UTF-8 \(or a U\+FFFD\); give it as UTF-8 text$/ },
+  { name: 'a payload nested 32 deep', args: () => ['enqueue', '--payload', deep(32), '--database-url', db.url], code: 2, stderr: /^jobq: the job: the payload cannot be stored: it is nested more than 31 levels deep, the most the servers store$/ },
+  { name: 'a payload with half a surrogate pair', args: () => ['enqueue', '--payload', '"\\ud800"', '--database-url', db.url], code: 2, stderr: /^jobq: the job: the payload cannot be stored: a string in it holds half of a UTF-16 surrogate pair/ },
+  { name: 'a number a double cannot hold', args: () => ['enqueue', '--payload', '{"n": 1e400}', '--database-url', db.url], code: 2, stderr: /^jobq: --payload cannot be stored as given: the number 1e400 is beyond what JSON numbers hold here; send it as a string$/ },
+  { name: 'a whole number beyond 2^53', args: () => ['enqueue', '--payload', '[9007199254740993]', '--database-url', db.url], code: 2, stderr: /^jobq: --payload cannot be stored as given: the whole number 9007199254740993 is beyond 2\^53 and would lose precision; send it as a string$/ },
+  {
+    name: 'a --stdin line that is not UTF-8',
+    args: () => ['enqueue', '--stdin', '--database-url', db.url],
+    input: Buffer.concat([Buffer.from('{"kind": "k"}\n{"kind": "k", "payload": "'), Buffer.from([0xff, 0xfe]), Buffer.from('"}\n')]),
+    code: 2,
+    stderr: /^jobq: line 2: bytes that are not UTF-8; send UTF-8 text; nothing was queued; nothing from line 1 on was written$/,
+  },
+  { name: 'a malformed %-escape in the URL', args: () => ['stats', '--database-url', 'mysql://root:50%zz@127.0.0.1:3306/jobq'], code: 2, stderr: /^jobq: invalid database URL "mysql:\/\/root:\*\*\*@127\.0\.0\.1:3306\/jobq": the password has a malformed %-escape/ },
+  { name: 'port 0 in the URL', args: () => ['stats', '--database-url', 'mysql://root@127.0.0.1:0/jobq'], code: 2, stderr: /^jobq: invalid database URL .*: port 0 is no port a server listens on/ },
   { name: 'a handler path that does not exist', args: () => ['work', '--handler', './no/such/handler.js', '--database-url', db.url], code: 2, stderr: /^jobq: cannot load handler "\.\/no\/such\/handler\.js": no such file \(.*\)$/ },
   { name: 'a handler without a function export', args: () => ['work', '--handler', HANDLERS + 'not-a-handler.cjs', '--database-url', db.url], code: 2, stderr: /^jobq: handler ".*not-a-handler\.cjs" must export default async \(job\) => \.\.\., or an object of such functions by kind/ },
   { name: 'a --kind the handler map lacks', args: () => ['work', '--handler', HANDLERS + 'email-handlers.mjs', '--kind', 'sms', '--database-url', db.url], code: 2, stderr: /^jobq: the handler module has no handler for kind "sms"; it handles email$/ },
@@ -81,3 +99,32 @@ for (const { name, args, input, code, stderr } of cases) {
     assert.deepEqual(await db.rows('SELECT id, status, attempts FROM jobs ORDER BY id'), before);
   });
 }
+
+test('a password holding a literal @ is never printed, not even in part', async () => {
+  const result = await runCli(['stats', '--database-url', 'mysql://jobq_nobody:p@ss-w0rd@127.0.0.1:3306/jobq']);
+  assert.equal(result.code, 3, result.stderr);
+  assert.ok(!/ss-w0rd|p@ss/.test(result.stderr + result.stdout), result.stderr);
+});
+
+test('--stdin: a line the servers cannot store stops the input there, saying which line and what was queued before it', async () => {
+  const lines = [...Array.from({ length: 1000 }, (_, n) => JSON.stringify({ kind: 'bulk', payload: { n } })), JSON.stringify({ kind: 'bulk', payload: JSON.parse(deep(40)) })];
+  const before = Number((await db.rows<{ n: number }>('SELECT COUNT(*) AS n FROM jobs'))[0]!.n);
+  const result = await runCli(['enqueue', '--stdin', '--database-url', db.url], {}, `${lines.join('\n')}\n`);
+  assert.equal(result.code, 2, result.stderr);
+  assert.match(result.stderr, /^jobq: line 1001: the payload cannot be stored: it is nested more than 31 levels deep, the most the servers store; queued 1000 jobs \(ids \d+\.\.\d+\) from the lines before 1001; nothing from line 1001 on was written\n$/);
+  assert.equal(Number((await db.rows<{ n: number }>('SELECT COUNT(*) AS n FROM jobs'))[0]!.n), before + 1000);
+});
+
+test('the library refuses what the servers cannot store with a JobqError, before anything is sent', async () => {
+  const queue = await JobQueue.open(db.url);
+  try {
+    await assert.rejects(queue.enqueue({ kind: 'k', payload: JSON.parse(deep(32)) }), { name: 'JobqError', message: /^job: the payload cannot be stored: it is nested more than 31 levels deep/ });
+    await assert.rejects(queue.enqueueMany([{ kind: 'k' }, { kind: 'k', payload: { s: 'a\ud800b' } }]), { name: 'JobqError', message: /^job 2: the payload cannot be stored: a string in it holds half of a UTF-16 surrogate pair/ });
+    assert.throws(() => queue.work({ '': async () => undefined }), { name: 'JobqError', message: 'work(): kind must be a string of 1-64 characters, not ""' });
+    const id = await queue.enqueue({ kind: 'k', payload: { deep: JSON.parse(deep(30)), emoji: '\ud83d\ude00' } });
+    assert.ok(id > 0, 'nesting of 31 and whole surrogate pairs are stored');
+    await queue.cancel([id]);
+  } finally {
+    await queue.close();
+  }
+});

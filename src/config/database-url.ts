@@ -56,7 +56,14 @@ export function parseDatabaseUrl(text: string, name = 'database URL'): Connectio
   const urls = (hostList?.hosts ?? ['']).map(parse);
   const url = urls[0]!;
   if (url.protocol !== 'mysql:' && url.protocol !== 'mariadb:') fail(`scheme must be mysql:, not ${url.protocol}`);
-  const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  const decoded = (part: string, what: string) => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      return fail(`the ${what} has a malformed %-escape (write a % itself as %25)`);
+    }
+  };
+  const database = decoded(url.pathname.replace(/^\//, ''), 'database name');
   if (database === '') fail('no database name after the host');
   try {
     validateIdentifier(database, 'database');
@@ -65,10 +72,11 @@ export function parseDatabaseUrl(text: string, name = 'database URL'): Connectio
   }
   const socketPath = url.searchParams.get('socket') ?? undefined;
   if (urls.some((one) => one.hostname === '') && socketPath === undefined) fail('no host');
+  if (urls.some((one) => one.port === '0')) fail('port 0 is no port a server listens on');
   return {
     servers: urls.map((one) => ({ host: one.hostname.replace(/^\[|\]$/g, ''), port: one.port === '' ? 3306 : Number(one.port) })),
-    user: decodeURIComponent(url.username) || 'root',
-    password: decodeURIComponent(url.password),
+    user: decoded(url.username, 'user name') || 'root',
+    password: decoded(url.password, 'password'),
     database,
     ...(socketPath !== undefined && { socketPath }),
   };
@@ -89,13 +97,14 @@ export function startingWithServer(text: string, index: number): string {
 
 /** The comma-separated servers of a URL's authority, and a way to put other ones in their place. */
 function splitHostList(text: string): { hosts: string[]; withHosts: (hosts: readonly string[]) => string } | undefined {
-  const match = /^([a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?)([^/?#]*)(.*)$/is.exec(text);
+  // The last @ ends the user and password, as for WHATWG URL: a password may hold a literal @.
+  const match = /^([a-z][a-z0-9+.-]*:\/\/(?:[^/?#]*@)?)([^/?#@]*)(.*)$/is.exec(text);
   if (match === null) return undefined;
   const [, head, hosts, tail] = match as unknown as [string, string, string, string];
   return { hosts: hosts.split(','), withHosts: (list) => `${head}${list.join(',')}${tail}` };
 }
 
-/** The URL with its password replaced by `***`, for messages. */
+/** The URL with its password replaced by `***`, for messages: all of it up to the last @ of the authority. */
 export function redactPassword(text: string): string {
-  return text.replace(/^([a-z]+:\/\/[^:/@]*:)[^@]*@/i, '$1***@');
+  return text.replace(/^([a-z]+:\/\/[^:/@]*:)[^/?#]*@/i, '$1***@');
 }

@@ -3,7 +3,7 @@ import type { Database, Statement, Transaction } from '../db/database.js';
 import type { CandidateSource } from '../db/replica.js';
 import { WriteConflictError } from '../db/server-errors.js';
 import { ExitCode, JobqError } from '../errors.js';
-import { DEFAULT_PRIORITY, DEFAULTS, MAX_BATCH_SIZE } from './defaults.js';
+import { checkLeaseSeconds, DEFAULT_PRIORITY, DEFAULTS, MAX_BATCH_SIZE } from './defaults.js';
 import { randomPrefixPattern } from './demo-jobs.js';
 import type { Settle } from './settlements.js';
 import { headBeforeLane, keepNoLessUrgentThanSkipped, laneLeastUrgent, orderCandidates } from './candidate-order.js';
@@ -90,7 +90,7 @@ export async function claimTurn(db: Database, table: string, request: TurnReques
   }
   const batchSize = checkBatchSize(options.batchSize);
   checkLane(options.lane);
-  const leaseMicroseconds = Math.round((options.leaseSeconds ?? DEFAULTS.leaseSeconds) * 1e6);
+  const leaseMicroseconds = Math.round(checkLeaseSeconds(options.leaseSeconds ?? DEFAULTS.leaseSeconds) * 1e6);
   // One token for every attempt, and what the last attempt sent with its COMMIT: if the connection
   // broke during that COMMIT, its outcome is unknown, and the next attempt looks for its own rows
   // instead of leaving them stranded until their lease runs out.

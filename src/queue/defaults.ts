@@ -1,3 +1,5 @@
+import { ExitCode, JobqError } from '../errors.js';
+
 /**
  * Every default of the claim and worker path, in one place: the library, `jobq work`,
  * `start-processing` and their help texts all read them from here.
@@ -37,6 +39,20 @@ export const DEFAULTS = {
   /** Another lane's job is taken over by a claim whose own lane is empty once it waited this long. */
   stealAfterMs: 50,
 } as const;
+
+/**
+ * A lease's length in seconds: at least one (leases are renewed every third of it, and a shorter
+ * one runs out between two turns of a busy loop), at most a day.
+ */
+export const LEASE_SECONDS_RANGE = { min: 1, max: 86_400 } as const;
+
+/** A lease's length, or a one-line error: the same rule for queue.work, jobq work, claim() and extendLease(). */
+export function checkLeaseSeconds(value: unknown, name = 'leaseSeconds'): number {
+  if (typeof value !== 'number' || !(value >= LEASE_SECONDS_RANGE.min && value <= LEASE_SECONDS_RANGE.max)) {
+    throw new JobqError(`${name} must be a number of seconds from ${LEASE_SECONDS_RANGE.min} to ${LEASE_SECONDS_RANGE.max}, not ${JSON.stringify(value)}`, ExitCode.usage);
+  }
+  return value;
+}
 
 /** A job's priority when none is given (the column's DEFAULT); smaller runs first. */
 export const DEFAULT_PRIORITY = 0;

@@ -14,7 +14,7 @@ import type { TurnGate } from '../worker/turn-gate.js';
 import { cancelJobs, type CancelResult } from './cancel.js';
 import { claimTurn, type TurnResult } from './claim-turn.js';
 import { TotalsTally } from './running-totals.js';
-import { DEFAULTS, MAX_LANES } from './defaults.js';
+import { checkLeaseSeconds, DEFAULTS, MAX_LANES } from './defaults.js';
 import { randomLetters } from './demo-jobs.js';
 import { applyMigrations, assertSchemaCurrent, readSchemaVersion } from './migrate.js';
 import { checkKind, timeOrderedKey, toJobRow, type JobRow } from './new-jobs.js';
@@ -378,6 +378,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
 
   /** Pushes the claim's lease end to `leaseSeconds` from now; returns how many jobs are still held. */
   async extendLease(claim: Claim, leaseSeconds: number): Promise<number> {
+    checkLeaseSeconds(leaseSeconds);
     if (claim.jobs.length === 0) return 0;
     const [sql, values] = renewSettle(this.quotedTable, claim, this.idsOf(claim), leaseSeconds).statement;
     return (await this.run<{ affectedRows: number }>(sql, [...(values ?? [])])).affectedRows;

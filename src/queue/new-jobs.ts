@@ -1,6 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 import { ExitCode, JobqError } from '../errors.js';
 import { DEFAULT_PRIORITY } from './defaults.js';
+import { unstorableJson } from './json-text.js';
 import { MAX_PAYLOAD_BYTES, type UntypedNewJob } from './types.js';
 
 /** One row for the INSERT, in the column order of `insertJobsSql`. */
@@ -35,6 +36,8 @@ export function toJobRow(job: DemoJob, position: string): JobRow {
     if (payload === null) fail('the payload cannot be written as JSON (a function or a symbol?)');
     const bytes = Buffer.byteLength(payload as string);
     if (bytes > MAX_PAYLOAD_BYTES) fail(`the payload is ${bytes} bytes as JSON; the limit is ${MAX_PAYLOAD_BYTES}`);
+    const problem = unstorableJson(payload as string);
+    if (problem !== undefined) fail(`the payload cannot be stored: ${problem}`);
   }
   const priority = job.priority ?? DEFAULT_PRIORITY;
   if (!Number.isInteger(priority) || priority < PRIORITY_RANGE.min || priority > PRIORITY_RANGE.max) {

@@ -1,4 +1,5 @@
 import { ExitCode, JobqError } from '../errors.js';
+import { checkKind } from '../queue/new-jobs.js';
 import type { HandlerMap, Job, JobHandler } from '../queue/types.js';
 
 type Handlers = JobHandler<Job> | HandlerMap<Record<string, unknown>>;
@@ -9,6 +10,7 @@ type Handlers = JobHandler<Job> | HandlerMap<Record<string, unknown>>;
  */
 export function onlyKinds(handlers: Handlers, kinds: readonly string[] | undefined): Handlers {
   if (kinds === undefined || kinds.length === 0) return handlers;
+  for (const kind of kinds) checkKind(kind, '--kind');
   if (typeof handlers === 'function') return Object.fromEntries(kinds.map((kind) => [kind, handlers]));
   const missing = kinds.filter((kind) => typeof handlers[kind] !== 'function');
   if (missing.length > 0) {

@@ -1,5 +1,5 @@
 import { ExitCode, JobqError } from '../errors.js';
-import { DEFAULTS, MAX_BATCH_SIZE } from '../queue/defaults.js';
+import { checkLeaseSeconds, DEFAULTS, MAX_BATCH_SIZE } from '../queue/defaults.js';
 
 /** How `queue.work` runs; every field has a default (see src/queue/defaults.ts). */
 export interface WorkerOptions {
@@ -39,9 +39,7 @@ export function resolveWorkerOptions(options: WorkerOptions = {}): ResolvedWorke
   wholeNumber('batchSize', resolved.batchSize, 1, MAX_BATCH_SIZE);
   wholeNumber('maxAttempts', resolved.maxAttempts, 1, 1000);
   wholeNumber('retryDelayMs', resolved.retryDelayMs, 0, 3_600_000);
-  if (!(resolved.leaseSeconds >= 1 && resolved.leaseSeconds <= 86_400)) {
-    throw new JobqError(`leaseSeconds must be from 1 to 86400, not ${JSON.stringify(options.leaseSeconds)}`, ExitCode.usage);
-  }
+  checkLeaseSeconds(resolved.leaseSeconds);
   return resolved;
 }
 

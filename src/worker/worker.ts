@@ -3,6 +3,7 @@ import { randomInt } from 'node:crypto';
 import type { ConnectionEvent, Database } from '../db/database.js';
 import type { CandidateSource } from '../db/replica.js';
 import { ExitCode, JobqError } from '../errors.js';
+import { checkKind } from '../queue/new-jobs.js';
 import type { AnyTasks, Claim, ClaimedJob, HandlerMap, Job, JobHandler, JobOf, TaskMap } from '../queue/types.js';
 import { ClaimLoop, type JobSink } from './claim-loop.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './options.js';
@@ -388,7 +389,7 @@ function resolveHandlers(handlers: JobHandler<Job> | Record<string, JobHandler<J
   if (entries.length === 0) throw new JobqError('work() got an empty handler map: name at least one kind', ExitCode.usage);
   for (const [kind, handler] of entries) {
     if (typeof handler !== 'function') throw new JobqError(`the handler for kind ${JSON.stringify(kind)} is not a function`, ExitCode.usage);
-    if (kind.length > 64) throw new JobqError(`kind ${JSON.stringify(kind)} is longer than 64 characters`, ExitCode.usage);
+    checkKind(kind, 'work()');
   }
   const byKind = new Map(entries as Array<[string, JobHandler<Job>]>);
   return { kinds: [...byKind.keys()], handlerFor: (kind) => (kind === null ? undefined : byKind.get(kind)) };

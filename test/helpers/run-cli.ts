@@ -20,7 +20,7 @@ export interface CliRun {
 }
 
 /** Starts the built `jobq` binary, as a user would, with colours off; `input` becomes its standard input. */
-export function startCli(args: string[], env: Record<string, string> = {}, input?: string): CliRun {
+export function startCli(args: string[], env: Record<string, string> = {}, input?: string | Buffer): CliRun {
   const { FORCE_COLOR: _ignored, ...inherited } = process.env;
   const child = spawn(process.execPath, [JOBQ, ...args], {
     env: { ...inherited, NO_COLOR: '1', ...env },
@@ -58,7 +58,7 @@ export function startCli(args: string[], env: Record<string, string> = {}, input
 }
 
 /** Runs `jobq` to the end. */
-export function runCli(args: string[], env: Record<string, string> = {}, input?: string): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string> = {}, input?: string | Buffer): Promise<CliResult> {
   return startCli(args, env, input).done;
 }
 

@@ -1,8 +1,8 @@
-import { createInterface } from 'node:readline';
 import { Option, type Command } from 'commander';
 import { ExitCode, JobqError } from '../../errors.js';
 import type { JobQueue } from '../../queue/job-queue.js';
-import { PRIORITY_RANGE, toJobRow } from '../../queue/new-jobs.js';
+import { alteredNumber } from '../../queue/json-text.js';
+import { checkKind, PRIORITY_RANGE, toJobRow } from '../../queue/new-jobs.js';
 import type { EnqueueResult, NewJob } from '../../queue/types.js';
 import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
 import { withReadyQueue } from '../ready-queue.js';
@@ -52,6 +52,7 @@ nothing from its chunk on is written.`,
       if (options.stdin && (options.payload !== undefined || options.key !== undefined)) {
         throw new JobqError('--stdin takes payloads and keys from its lines; leave out --payload and --key', ExitCode.usage);
       }
+      if (options.kind !== undefined) checkKind(notMangled(options.kind, '--kind'), '--kind');
       const single = options.stdin ? undefined : jobFromFlags(options);
       await withReadyQueue(options, async (queue, out) => {
         out.line(describe(single === undefined ? await enqueueLines(queue, options) : await queue.enqueueMany([single])));
@@ -68,13 +69,24 @@ function jobFromFlags(options: EnqueueOptions): NewJob {
   };
   if (options.payload !== undefined) {
     try {
-      job.payload = JSON.parse(options.payload);
+      job.payload = JSON.parse(notMangled(options.payload, '--payload'));
     } catch (error) {
       throw new JobqError(`--payload is not JSON (${(error as Error).message}); quote it, e.g. --payload '{"to": "ann"}'`, ExitCode.usage);
     }
+    const problem = alteredNumber(options.payload);
+    if (problem !== undefined) throw new JobqError(`--payload cannot be stored as given: ${problem}`, ExitCode.usage);
   }
-  toJobRow(job, '--payload'); // refuse a bad job before connecting
+  toJobRow(job, 'the job'); // refuse a bad job before connecting
   return job;
+}
+
+/**
+ * Node reads the command line as UTF-8 and puts U+FFFD where bytes are not: such a value would be
+ * stored changed. Refused, with the flag named.
+ */
+function notMangled(value: string, flag: string): string {
+  if (value.includes('\ufffd')) throw new JobqError(`${flag} holds bytes that are not UTF-8 (or a U+FFFD); give it as UTF-8 text`, ExitCode.usage);
+  return value;
 }
 
 /** Reads JSON lines into chunks; each chunk is checked whole, then queued in one go. */
@@ -91,19 +103,48 @@ async function enqueueLines(queue: JobQueue, options: EnqueueOptions): Promise<E
     chunk = [];
     chunkStart = lineNumber + 1;
   };
-  for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+  /** Stops the input at a bad line (`where` ''), or at a chunk the server refused: what was queued before it stays, and is said. */
+  const stopAt = (error: unknown, where = ''): never => {
+    const before = total.count === 0 ? 'nothing was queued' : `${describe(total)} from the lines before ${chunkStart}`;
+    const exitCode = error instanceof JobqError ? error.exitCode : where === '' ? ExitCode.usage : ExitCode.internal;
+    throw new JobqError(`${where}${(error as Error).message}; ${before}; nothing from line ${chunkStart} on was written`, exitCode, { cause: error });
+  };
+  const flushOrStop = () => flush().catch((error: unknown) => stopAt(error, `lines ${chunkStart}-${lineNumber}: `));
+  for await (const line of utf8Lines(process.stdin)) {
     lineNumber++;
-    if (line.trim() === '') continue;
+    if (line.text?.trim() === '') continue;
     try {
-      chunk.push(jobFromLine(line, lineNumber, options));
+      if (line.text === undefined) throw new Error(`line ${lineNumber}: bytes that are not UTF-8; send UTF-8 text`);
+      chunk.push(jobFromLine(line.text, lineNumber, options));
     } catch (error) {
-      const before = total.count === 0 ? 'nothing was queued' : `${describe(total)} from the lines before ${chunkStart}`;
-      throw new JobqError(`${(error as Error).message}; ${before}; nothing from line ${chunkStart} on was written`, ExitCode.usage);
+      stopAt(error);
     }
-    if (chunk.length === LINES_PER_CHUNK) await flush();
+    if (chunk.length === LINES_PER_CHUNK) await flushOrStop();
   }
-  if (chunk.length > 0) await flush();
+  if (chunk.length > 0) await flushOrStop();
   return total;
+}
+
+/** The lines of a byte stream, each decoded as strict UTF-8: undefined text for a line that is not (rather than U+FFFD in it). */
+async function* utf8Lines(input: AsyncIterable<Buffer>): AsyncGenerator<{ text: string | undefined }> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const decode = (bytes: Buffer) => {
+    try {
+      return decoder.decode(bytes).replace(/\r$/, '');
+    } catch {
+      return undefined;
+    }
+  };
+  let rest = Buffer.alloc(0);
+  for await (const chunk of input) {
+    let bytes = Buffer.concat([rest, chunk]);
+    for (let end = bytes.indexOf(0x0a); end !== -1; end = bytes.indexOf(0x0a)) {
+      yield { text: decode(bytes.subarray(0, end)) };
+      bytes = bytes.subarray(end + 1);
+    }
+    rest = bytes;
+  }
+  if (rest.length > 0) yield { text: decode(rest) };
 }
 
 function jobFromLine(line: string, lineNumber: number, options: EnqueueOptions): NewJob {
@@ -113,6 +154,8 @@ function jobFromLine(line: string, lineNumber: number, options: EnqueueOptions):
   } catch (error) {
     throw new Error(`line ${lineNumber}: not JSON (${(error as Error).message})`);
   }
+  const problem = alteredNumber(line);
+  if (problem !== undefined) throw new Error(`line ${lineNumber}: cannot be stored as given: ${problem}`);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new Error(`line ${lineNumber}: expected an object like {"kind": "email", "payload": {...}}`);
   }

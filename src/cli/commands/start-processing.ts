@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { ExitCode, JobqError } from '../../errors.js';
-import { ARTICLE_BATCH_SIZE, DEFAULTS, MAX_BATCH_SIZE } from '../../queue/defaults.js';
+import { ARTICLE_BATCH_SIZE, DEFAULTS, LEASE_SECONDS_RANGE, MAX_BATCH_SIZE } from '../../queue/defaults.js';
 import { CANDIDATE_PICKS, type CandidatePick } from '../../queue/types.js';
 import { addConnectionOptions, addReplicaOptions, numberIn, type ConnectionOptions } from '../options.js';
 import { runSupervised } from '../supervised-run.js';
@@ -34,7 +34,7 @@ export function registerStartProcessing(program: Command): void {
     .addOption(new Option('--pick <how>', "candidates: the article's random first letter of d, or oldest first").choices(CANDIDATE_PICKS).default('random-prefix'))
     .option('--keep-done', 'mark processed jobs done instead of deleting them (debugging)')
     .option('-q, --quiet', 'no per-claim lines, only progress and the summary')
-    .addOption(new Option('--lease <seconds>', 'a claim holds its jobs this long; then they may be claimed again').argParser(numberIn(1, 86_400, false)).default(DEFAULTS.leaseSeconds))
+    .addOption(new Option('--lease <seconds>', 'a claim holds its jobs this long; then they may be claimed again').argParser(numberIn(LEASE_SECONDS_RANGE.min, LEASE_SECONDS_RANGE.max, false)).default(DEFAULTS.leaseSeconds))
     .addHelpText(
       'after',
       `

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { Access, DASHBOARD_TOKEN_ENV, tokenFromEnv } from '../../dashboard/access.js';
-import { DEFAULTS, MAX_BATCH_SIZE } from '../../queue/defaults.js';
+import { DEFAULTS, LEASE_SECONDS_RANGE, MAX_BATCH_SIZE } from '../../queue/defaults.js';
 import { loadHandlers } from '../../processes/handler-module.js';
 import { onlyKinds } from '../../worker/handler-kinds.js';
 import { resolveWorkerOptions } from '../../worker/options.js';
@@ -33,7 +33,7 @@ export function registerWork(program: Command): void {
     .addOption(new Option('-b, --batch-size <n>', 'most jobs one claim takes').argParser(numberIn(1, MAX_BATCH_SIZE)).default(DEFAULTS.batchSize))
     .option('--kind <kind...>', 'only jobs of these kinds')
     .option('--once', 'exit when no job is due (delayed jobs and retries wait for the next run): for cron and tests')
-    .addOption(new Option('--lease <seconds>', 'a claim holds its jobs this long (renewed while they wait and run)').argParser(numberIn(1, 86_400, false)).default(DEFAULTS.leaseSeconds))
+    .addOption(new Option('--lease <seconds>', 'a claim holds its jobs this long (renewed while they wait and run)').argParser(numberIn(LEASE_SECONDS_RANGE.min, LEASE_SECONDS_RANGE.max, false)).default(DEFAULTS.leaseSeconds))
     .addOption(new Option('--max-attempts <n>', 'attempts per job before it goes to failed').argParser(numberIn(1, 1000)).default(DEFAULTS.maxAttempts))
     .addOption(new Option('--retry-delay-ms <ms>', 'wait before the first retry of a failed job; doubles per attempt').argParser(numberIn(0, 3_600_000)).default(DEFAULTS.retryDelayMs))
     .option('--keep-done', 'mark finished jobs done instead of deleting them')
