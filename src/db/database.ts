@@ -99,6 +99,8 @@ export interface DatabaseOptions {
   reconnect?: boolean;
   /** Also wait for the server when the very first connection fails (worker processes started during an outage). */
   waitForServer?: boolean;
+  /** With waitForServer: stop waiting when this aborts ({@link DatabaseClosedError}); a worker stopped before it got a connection. */
+  stopWaiting?: AbortSignal;
   /** Connect without selecting the database, so that it can be created. */
   withoutDatabase?: boolean;
   onConnectionEvent?: (event: ConnectionEvent) => void;
@@ -154,7 +156,7 @@ export class Database {
    */
   static async open(options: DatabaseOptions): Promise<Database> {
     const connected = options.waitForServer
-      ? await retryUntilConnected(options, undefined, () => false)
+      ? await retryUntilConnected(options, undefined, () => options.stopWaiting?.aborted === true)
       : await connectToFirstAnswering(options, { forRetry: false, afterLoss: false });
     return new Database(options, connected);
   }
@@ -248,7 +250,13 @@ export class Database {
     this.reconnecting ??= (async () => {
       this.connection.destroy();
       const from = this.connected.server;
-      this.connected = await retryUntilConnected(this.options, error as Error, () => this.closed);
+      const connected = await retryUntilConnected(this.options, error as Error, () => this.closed);
+      if (this.closed) {
+        // Closed (or destroyed) while the new connection was being made: it must not outlive that.
+        connected.connection.destroy();
+        throw new DatabaseClosedError();
+      }
+      this.connected = connected;
       this.connection = this.connected.connection;
       const to = this.connected.server;
       if (to !== from) this.options.onConnectionEvent?.({ state: 'moved', error: error as Error, from: `${from.host}:${from.port}`, to: `${to.host}:${to.port}` });

@@ -309,7 +309,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
       {
         table: this.table,
         quotedTable: this.quotedTable,
-        connect: (onConnectionEvent) => Database.open({ ...this.databaseOptions, reconnect: true, waitForServer: false, onConnectionEvent }),
+        connect: (onConnectionEvent, stopWaiting) => Database.open({ ...this.databaseOptions, reconnect: true, waitForServer: true, stopWaiting, onConnectionEvent }),
         prepare: async (db) => {
           await assertSchemaCurrent(db, database, this.table);
           const [row] = await db.query<Array<{ lanes: number }>>(COUNT_LANES_SQL, [this.table]);

@@ -80,8 +80,8 @@ export class ClaimLoop {
   private totalsAddedAt = performance.now();
   /** The lane's least urgent candidate in the last claim: where the next looks below for more urgent jobs elsewhere. */
   private laneLeastUrgent = DEFAULT_PRIORITY;
-  /** A turn is under way: the settles it took are not committed yet. */
-  private turning = false;
+  /** The settles of the turn under way, not committed yet; undefined between turns. */
+  private inFlight: readonly Settle[] | undefined;
 
   constructor(
     private readonly db: Database,
@@ -125,9 +125,16 @@ export class ClaimLoop {
     return this.pause.paused;
   }
 
+  /** Jobs this loop holds or has outcomes for that are not committed yet. */
+  get unsettled(): number {
+    const settling = [...this.otherOutcomes, ...(this.inFlight ?? [])].filter((settle) => settle.counted);
+    const completed = [...this.completed.values()].reduce((sum, ids) => sum + ids.length, 0);
+    return completed + settling.reduce((sum, settle) => sum + settle.ids.length, 0) + [...this.held.values()].reduce((sum, entry) => sum + entry.ids.size, 0);
+  }
+
   /** Every outcome recorded so far is committed: none waits for a turn, and no turn is under way. */
   get settled(): boolean {
-    return this.completed.size === 0 && this.otherOutcomes.length === 0 && !this.turning;
+    return this.completed.size === 0 && this.otherOutcomes.length === 0 && this.inFlight === undefined;
   }
 
   /** The last claim turn found nothing, and nothing claimed by this loop waits to be settled. */
@@ -186,7 +193,7 @@ export class ClaimLoop {
 
   private async claimTurn(batchSize: number): Promise<TurnResult> {
     const settle = this.takeSettles();
-    this.turning = true;
+    this.inFlight = settle;
     const ticket = await this.gate.enter();
     let lane: number | undefined;
     try {
@@ -219,11 +226,11 @@ export class ClaimLoop {
       }
       this.foundNothing = result.claim.jobs.length === 0 && result.claim.candidates === 0;
       if (result.claim.jobs.length > 0) this.held.set(result.claim, { ids: new Set(result.claim.jobs.map((job) => job.id)), renewedAt: performance.now() });
-      this.turning = false;
+      this.inFlight = undefined;
       this.onTurn(result);
       return result;
     } finally {
-      this.turning = false;
+      this.inFlight = undefined;
       ticket.leave(lane);
     }
   }
@@ -232,12 +239,12 @@ export class ClaimLoop {
   private async settleOnly(last = false): Promise<void> {
     const settle = this.takeSettles();
     if (settle.length === 0 && !(last && !this.pendingTotals.empty)) return;
-    this.turning = true;
+    this.inFlight = settle;
     let result: TurnResult;
     try {
       result = await claimTurn(this.db, this.table, { settle, totals: this.totalsFor(last) });
     } finally {
-      this.turning = false;
+      this.inFlight = undefined;
     }
     this.counted(result, settle);
     this.onTurn(result);

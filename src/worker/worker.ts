@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { randomInt } from 'node:crypto';
-import type { ConnectionEvent, Database } from '../db/database.js';
+import { DatabaseClosedError, type ConnectionEvent, type Database } from '../db/database.js';
 import type { CandidateSource } from '../db/replica.js';
 import { ExitCode, JobqError } from '../errors.js';
 import { checkKind } from '../queue/new-jobs.js';
@@ -16,8 +16,8 @@ export interface WorkerContext {
   /** The jobs table's plain (validated) name, and quoted for SQL. */
   table: string;
   quotedTable: string;
-  /** Opens a connection of its own that reconnects through outages. */
-  connect(onConnectionEvent: (event: ConnectionEvent) => void): Promise<Database>;
+  /** Opens a connection of its own that reconnects through outages; waits for a server that is down until `stopWaiting` aborts. */
+  connect(onConnectionEvent: (event: ConnectionEvent) => void, stopWaiting: AbortSignal): Promise<Database>;
   /** Throws a one-line error unless the table is there at the current schema; reads its lane count. */
   prepare(db: Database): Promise<{ lanes: number; partitions: number }>;
   /** Whether a job of these kinds (undefined: any) is claimed, or waiting and due. */
@@ -94,6 +94,13 @@ const LIGHT_CLAIM_PAUSE_MS = 4;
 /** After `stop({ timeoutMs })` aborted them, handlers get this long to return before they are given up on. */
 const ABORT_GRACE_MS = 1000;
 
+/**
+ * How long a stopping worker waits for the database (the turn under way, then the last settles)
+ * before it gives up on it: during an outage a stop must still end. Jobs it could not settle go
+ * back to the queue when their lease runs out.
+ */
+const STOP_DATABASE_WAIT_MS = 5000;
+
 interface Held {
   job: ClaimedJob;
   claim: Claim;
@@ -151,10 +158,12 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
     const connections: Database[] = [];
     const onConnectionEvent = (event: ConnectionEvent) => this.emit('connection', event);
     const candidateSource = context.openCandidateSource(onConnectionEvent);
+    const connect = () => context.connect(onConnectionEvent, this.claiming.signal);
+    let settledAll = true;
     try {
-      connections.push(await context.connect(onConnectionEvent));
+      connections.push(await connect());
       const { lanes, partitions } = await context.prepare(connections[0]!);
-      while (connections.length < CLAIM_LOOPS) connections.push(await context.connect(onConnectionEvent));
+      while (connections.length < CLAIM_LOOPS) connections.push(await connect());
       const firstLane = randomInt(Math.max(1, lanes));
       // A claim records its owner: this process, as `ps` shows it, and as `jobq cancel` and `stats` report it.
       const settings = {
@@ -186,22 +195,29 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
         });
         return loop;
       });
-      const tickerDb = await context.connect(onConnectionEvent);
+      const tickerDb = await connect();
       connections.push(tickerDb);
       let failure: unknown;
       const fail = (error: unknown) => {
-        failure ??= error;
+        if (!(error instanceof DatabaseClosedError)) failure ??= error;
         this.claiming.abort();
       };
-      await Promise.all([
-        ...this.loops.map((loop) => loop.run(this.claiming.signal).catch(fail)),
-        runScheduleTicker(() => context.enqueueDueTicks(tickerDb), (message) => this.warn('schedule', message), this.claiming.signal),
-      ]);
+      settledAll = await this.boundOnceStopped(
+        Promise.all([
+          ...this.loops.map((loop) => loop.run(this.claiming.signal).catch(fail)),
+          runScheduleTicker(() => context.enqueueDueTicks(tickerDb), (message) => this.warn('schedule', message), this.claiming.signal),
+        ]),
+      );
       this.releaseWaiting();
       await this.handlersDone();
-      await Promise.all(this.loops.map((loop) => loop.drain()));
+      if (settledAll) settledAll = await this.boundOnceStopped(Promise.all(this.loops.map((loop) => loop.drain().catch(fail))));
+      if (!settledAll) {
+        const unsettled = sum(this.loops, (loop) => loop.unsettled);
+        this.warn('stop', `the database did not answer within ${STOP_DATABASE_WAIT_MS / 1000} s of the stop; ${unsettled} job${unsettled === 1 ? '' : 's'} left unsettled go back to the queue when their lease runs out`);
+      }
       if (failure !== undefined) throw failure;
     } catch (error) {
+      if (error instanceof DatabaseClosedError && this.claiming.signal.aborted) return; // stopped while waiting for the server
       if (this.listenerCount('error') > 0) {
         this.finished.catch(() => undefined);
         this.emit('error', error);
@@ -209,8 +225,18 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
       throw error;
     } finally {
       this.claiming.abort();
+      // Given up on, a connection is dropped: an orderly close would wait for the server too.
+      if (!settledAll) for (const db of connections) db.destroy();
       await Promise.all([...connections.map((db) => db.close()), candidateSource?.close()]);
     }
+  }
+
+  /** Whether `work` ended, waiting for it at most STOP_DATABASE_WAIT_MS once the worker is stopping. */
+  private async boundOnceStopped(work: Promise<unknown>): Promise<boolean> {
+    const { signal } = this.claiming;
+    const stopping = signal.aborted ? Promise.resolve() : new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    const giveUp = stopping.then(() => new Promise<false>((resolve) => setTimeout(resolve, STOP_DATABASE_WAIT_MS, false).unref()));
+    return Promise.race([work.then(() => true), giveUp]);
   }
 
   /** The sink of one loop: room for `concurrency` running jobs and a batch per loop waiting. */
