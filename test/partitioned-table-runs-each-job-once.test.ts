@@ -117,6 +117,12 @@ test("enqueue inside the caller's transaction on a partitioned table: rollback l
     await app.commit();
     assert.deepEqual((await db.rows<{ id: number }>("SELECT id FROM jobs WHERE job_key = 'order-1'")).map((row) => Number(row.id)), [id]);
     await queue.cancel([id]);
+
+    // No transaction open (autocommit): each enqueue commits at once, and a key still holds.
+    const first = await queue.enqueue({ kind: 'mail', key: 'order-2' }, { connection: app });
+    assert.equal(await queue.enqueue({ kind: 'mail', key: 'order-2' }, { connection: app }), first, 'a repeated key returns the job it holds');
+    assert.deepEqual((await db.rows<{ id: number }>("SELECT id FROM jobs WHERE job_key = 'order-2'")).map((row) => Number(row.id)), [first], 'one job, visible at once');
+    await queue.cancel([first]);
   } finally {
     await app.end();
   }

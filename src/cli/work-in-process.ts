@@ -6,6 +6,7 @@ import { JobQueue } from '../queue/job-queue.js';
 import type { LoadedHandlers } from '../processes/handler-module.js';
 import type { ResolvedWorkerOptions } from '../worker/options.js';
 import { replicaOf, type ConnectionOptions } from './options.js';
+import { lostLeaseMessage } from '../worker/worker.js';
 import { connectionLine, jobFailedLine, warningLine, LineWriter, paint, summaryLines } from './output.js';
 import { onInterrupts } from './signals.js';
 
@@ -44,6 +45,7 @@ export async function runWorkerInProcess(
     );
     worker.on('connection', (event) => err.line(connectionLine('worker 1', event.state, connectionEventDetail(event))));
     worker.on('warning', ({ message }) => err.line(warningLine('worker 1', message)));
+    worker.on('lost', (job) => err.line(warningLine('worker 1', lostLeaseMessage(job.id))));
     const removeSignalHandlers = onInterrupts(
       (signal) => {
         err.line(paint.yellow(`${signal}: stopping; running jobs finish, claimed jobs not started go back at once (Ctrl-C again to quit at once)`));

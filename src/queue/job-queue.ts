@@ -119,6 +119,8 @@ export const DEFAULT_TABLE = 'jobs';
 // servers' default max_allowed_packet (16 MiB in MariaDB, 64 MiB in MySQL).
 const CHUNK_ROWS = 1000;
 const CHUNK_BYTES = 4 * 1024 * 1024;
+/** The server's status flag for "a transaction is open" (SERVER_STATUS_IN_TRANS in the protocol), in every OK packet. */
+const SERVER_STATUS_IN_TRANS = 1;
 /** Tries of an insert into a partitioned table before a key that keeps being taken is an error. */
 const KEYED_INSERT_ATTEMPTS = 10;
 /** Tries of an insert read back on a Galera node (insertReadBack) before missing rows are an error. */
@@ -645,15 +647,20 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
           for (const [sql, values] of statements) each.push((await connection.query(sql, values as unknown[]))[0]);
           return each;
         };
-        // The first try, undone to a savepoint when a key is taken: the caller's transaction goes on.
+        // The steps rely on a transaction: without one open (the connection is in autocommit),
+        // the savepoint would vanish at once and the key's lock with it. Then they run in a
+        // transaction of their own, committed at once, as a single INSERT would be.
+        const [savepoint] = (await send([[keySql.SAVEPOINT_SQL]])) as [{ serverStatus: number }];
+        const ownTransaction = (savepoint.serverStatus & SERVER_STATUS_IN_TRANS) === 0;
+        if (ownTransaction) await send([['START TRANSACTION'], [keySql.SAVEPOINT_SQL]]);
         try {
-          return KeyedInsert.rangeOf(await send([[keySql.SAVEPOINT_SQL], ...chunk.insert(chunk.jobs), chunk.range()]));
+          const range = await this.insertKeyedSteps(chunk, send);
+          if (ownTransaction) await send([['COMMIT']]);
+          return range;
         } catch (error) {
-          if (!isDuplicateKey(error)) throw error;
-          await send([[keySql.ROLLBACK_TO_SAVEPOINT_SQL]]);
+          if (ownTransaction) await send([['ROLLBACK']]).catch(() => undefined);
+          throw error;
         }
-        const free = chunk.free(await send(chunk.lockTaken()));
-        return KeyedInsert.rangeOf(await send([...chunk.insert(free), chunk.range()]));
       });
     }
     // A key taken between the careful way's two round trips (by a writer of a new key) fails it
@@ -679,6 +686,18 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
         if (!isDuplicateKey(error) || attempt === KEYED_INSERT_ATTEMPTS) throw error;
       }
     }
+  }
+
+  /** insertKeyed's steps on a caller's connection, after its savepoint: the first try, undone to the savepoint when a key is taken, then the careful way. */
+  private async insertKeyedSteps(chunk: KeyedInsert, send: (statements: Statement[]) => Promise<unknown[]>): Promise<IdRange> {
+    try {
+      return KeyedInsert.rangeOf(await send([...chunk.insert(chunk.jobs), chunk.range()]));
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+      await send([[keySql.ROLLBACK_TO_SAVEPOINT_SQL]]);
+    }
+    const free = chunk.free(await send(chunk.lockTaken()));
+    return KeyedInsert.rangeOf(await send([...chunk.insert(free), chunk.range()]));
   }
 
   private idsOf(claim: Claim, only?: readonly number[]): readonly number[] {

@@ -37,6 +37,17 @@ export interface ClaimLoopSettings extends RetryPolicy {
   partitions?: number;
 }
 
+/** A claim this loop holds jobs of: which, and its lease as this loop knows it. */
+interface HeldClaim {
+  ids: Set<number>;
+  /** When its renewal was last sent. */
+  renewedAt: number;
+  /** The latest the lease can end in the server: when the answer of its claim or last renewal came, plus its length. */
+  leaseUntil: number;
+  /** The lease ran out before a renewal came back. */
+  lost: boolean;
+}
+
 /** Where claimed jobs go: the worker's handlers, or the article's batch consumer. */
 export interface JobSink {
   /** How many jobs the loop may claim now, reserved until `accept`; 0: wait for `wake()`. */
@@ -65,7 +76,9 @@ const SETTLE_WITHIN_MS = 25;
  */
 export class ClaimLoop {
   /** Claims with jobs not settled yet, and when their lease was last renewed. */
-  private readonly held = new Map<Claim, { ids: Set<number>; renewedAt: number }>();
+  private readonly held = new Map<Claim, HeldClaim>();
+  /** The claims whose leases the turn under way renews. */
+  private renewing: HeldClaim[] = [];
   private readonly completed = new Map<Claim, number[]>();
   private otherOutcomes: Settle[] = [];
   private firstOutcomeAt: number | undefined;
@@ -225,8 +238,12 @@ export class ClaimLoop {
         this.pauseReadAt = performance.now();
       }
       this.foundNothing = result.claim.jobs.length === 0 && result.claim.candidates === 0;
-      if (result.claim.jobs.length > 0) this.held.set(result.claim, { ids: new Set(result.claim.jobs.map((job) => job.id)), renewedAt: performance.now() });
+      if (result.claim.jobs.length > 0) {
+        const now = performance.now();
+        this.held.set(result.claim, { ids: new Set(result.claim.jobs.map((job) => job.id)), renewedAt: now, leaseUntil: now + this.leaseMs, lost: false });
+      }
       this.inFlight = undefined;
+      this.renewed();
       this.onTurn(result);
       return result;
     } finally {
@@ -243,6 +260,7 @@ export class ClaimLoop {
     let result: TurnResult;
     try {
       result = await claimTurn(this.db, this.table, { settle, totals: this.totalsFor(last) });
+      this.renewed();
     } finally {
       this.inFlight = undefined;
     }
@@ -276,7 +294,33 @@ export class ClaimLoop {
 
   /** Leases are renewed at a third of their length: two renewals may fail before one runs out. */
   private renewEveryMs(): number {
-    return (this.settings.leaseSeconds * 1000) / 3;
+    return this.leaseMs / 3;
+  }
+
+  private get leaseMs(): number {
+    return this.settings.leaseSeconds * 1000;
+  }
+
+  /**
+   * Whether the claim's lease has certainly run out in the server: no renewal came back for a
+   * whole lease (the process was frozen, its event loop blocked, or the server away), so another
+   * worker may have taken its jobs. It stays so: a later renewal would not undo that.
+   */
+  leaseLost(claim: Claim): boolean {
+    const entry = this.held.get(claim);
+    return entry !== undefined && this.lostLease(entry);
+  }
+
+  private lostLease(entry: HeldClaim): boolean {
+    entry.lost ||= performance.now() > entry.leaseUntil;
+    return entry.lost;
+  }
+
+  /** After a turn committed: the leases it renewed hold a lease from now at most (the server renewed them before its answer came). */
+  private renewed(): void {
+    const until = performance.now() + this.leaseMs;
+    for (const entry of this.renewing) if (!this.lostLease(entry)) entry.leaseUntil = until;
+    this.renewing = [];
   }
 
   /** The outcomes recorded so far and the lease renewals due, as settle statements. */
@@ -288,8 +332,10 @@ export class ClaimLoop {
     this.otherOutcomes = [];
     this.firstOutcomeAt = undefined;
     const now = performance.now();
+    this.renewing = [];
     for (const [claim, entry] of this.held) {
-      if (now - entry.renewedAt < this.renewEveryMs() / 2) continue;
+      if (now - entry.renewedAt < this.renewEveryMs() / 2 || this.lostLease(entry)) continue;
+      this.renewing.push(entry);
       settles.push(renewSettle(this.table, claim, [...entry.ids], this.settings.leaseSeconds));
       entry.renewedAt = now;
     }

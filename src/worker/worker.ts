@@ -57,7 +57,13 @@ export interface WorkerCounters {
   lockWaits: number;
   /** Warnings emitted (see {@link WorkerWarning}). */
   warnings: number;
+  /** Jobs whose lease ran out while their handler ran (the `lost` event). */
+  lost: number;
 }
+
+/** What a worker's log says of a job whose lease ran out while its handler ran (the `lost` event). */
+export const lostLeaseMessage = (id: number) =>
+  `job ${id}: its lease ran out while its handler ran (the process was frozen or too busy to renew it); another worker may run it again`;
 
 /**
  * What the `warning` event says: `schedule`, a schedule the worker skips (its cron cannot be
@@ -105,6 +111,8 @@ interface Held {
   job: ClaimedJob;
   claim: Claim;
   loop: ClaimLoop;
+  /** Fires the handler's `signal`: a hard stop, or a lease that ran out. */
+  abort: AbortController;
 }
 
 /**
@@ -114,7 +122,7 @@ interface Held {
 export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
   /** Settles when the worker has stopped: rejects with the error that stopped it, if one did. */
   readonly finished: Promise<void>;
-  readonly counters: WorkerCounters = { claims: 0, emptyClaims: 0, completed: 0, retried: 0, failed: 0, deadlocks: 0, lockWaits: 0, warnings: 0 };
+  readonly counters: WorkerCounters = { claims: 0, emptyClaims: 0, completed: 0, retried: 0, failed: 0, deadlocks: 0, lockWaits: 0, warnings: 0, lost: 0 };
   private readonly options: ResolvedWorkerOptions;
   private readonly handlers: ResolvedHandlers;
   private readonly waiting: Held[] = [];
@@ -129,7 +137,6 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
   private reserved = 0;
   private loops: ClaimLoop[] = [];
   private readonly claiming = new AbortController();
-  private readonly hardStop = new AbortController();
   private stopTimeoutMs: number | undefined;
   private checkingDrained = false;
   private whenIdle: (() => void) | undefined;
@@ -160,6 +167,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
     const candidateSource = context.openCandidateSource(onConnectionEvent);
     const connect = () => context.connect(onConnectionEvent, this.claiming.signal);
     let settledAll = true;
+    let watchdog: NodeJS.Timeout | undefined;
     try {
       connections.push(await connect());
       const { lanes, partitions } = await context.prepare(connections[0]!);
@@ -197,6 +205,10 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
       });
       const tickerDb = await connect();
       connections.push(tickerDb);
+      // A handler whose lease ran out is told while it runs, not only when it returns.
+      watchdog = setInterval(() => {
+        for (const held of this.running) if (held.loop.leaseLost(held.claim)) this.loseLease(held);
+      }, Math.min(1000, this.options.leaseSeconds * 250)).unref();
       let failure: unknown;
       const fail = (error: unknown) => {
         if (!(error instanceof DatabaseClosedError)) failure ??= error;
@@ -224,6 +236,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
       }
       throw error;
     } finally {
+      clearInterval(watchdog);
       this.claiming.abort();
       // Given up on, a connection is dropped: an orderly close would wait for the server too.
       if (!settledAll) for (const db of connections) db.destroy();
@@ -256,7 +269,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
       accept: (claim, reserved) => {
         this.reserved -= reserved;
         for (const job of claim.jobs) {
-          const held = { job, claim, loop: loop() };
+          const held = { job, claim, loop: loop(), abort: new AbortController() };
           if (this.suspect !== undefined) {
             held.loop.release(claim, [job.id]);
           } else if (job.leaseExpiries > 0) {
@@ -289,7 +302,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
 
   private async runJob(held: Held): Promise<void> {
     const { job, claim, loop } = held;
-    const view = { id: job.id, kind: job.kind, payload: job.payload, attempts: job.attempts, signal: this.hardStop.signal };
+    const view = { id: job.id, kind: job.kind, payload: job.payload, attempts: job.attempts, signal: held.abort.signal };
     let outcome: { ok: true; result: unknown } | { ok: false; error: unknown };
     const started = performance.now();
     try {
@@ -302,7 +315,15 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
     if (held === this.suspect) this.suspect = undefined;
     if (!this.running.delete(held)) return; // given up on after stop({ timeoutMs }): already failed
     const durationMs = performance.now() - started;
-    if (outcome.ok) {
+    if (loop.leaseLost(claim)) {
+      // Another worker may have the job by now. Its outcome is still sent, guarded by the claim's
+      // token: if nobody took the job meanwhile, it is settled and not run again.
+      if (outcome.ok) loop.complete(claim, job.id);
+      else loop.fail(claim, job.id, outcome.error);
+      this.loseLease(held);
+      this.counters.lost++;
+      this.emitSafely('lost', view, { durationMs } satisfies RunInfo);
+    } else if (outcome.ok) {
       loop.complete(claim, job.id);
       this.counters.completed++;
       this.emitSafely('completed', view, outcome.result, { durationMs } satisfies RunInfo);
@@ -315,6 +336,11 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
     }
     this.startJobs();
     if (this.running.size === 0) this.whenIdle?.();
+  }
+
+  /** Fires the handler's signal of a job whose lease ran out. */
+  private loseLease(held: Held): void {
+    if (!held.abort.signal.aborted) held.abort.abort(new Error(`the lease of job ${held.job.id} ran out: another worker may run it now`));
   }
 
   /** Something the worker rode out but someone should look at; said once, with `warning`. */
@@ -352,7 +378,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
     if (this.stopTimeoutMs === undefined) return idle;
     const timeout = (ms: number) => new Promise<'timeout'>((resolve) => setTimeout(resolve, ms, 'timeout').unref());
     if ((await Promise.race([idle, timeout(this.stopTimeoutMs)])) !== 'timeout') return;
-    this.hardStop.abort(new Error('the worker was stopped'));
+    for (const held of this.running) held.abort.abort(new Error('the worker was stopped'));
     if ((await Promise.race([idle, timeout(ABORT_GRACE_MS)])) !== 'timeout') return;
     // The handler ignores its signal: its job goes back to the queue after the retry delay.
     for (const held of this.running) {
@@ -393,11 +419,13 @@ export interface Worker<Tasks extends TaskMap = AnyTasks> {
   on(event: 'error', listener: (error: Error) => void): this;
   on(event: 'connection', listener: (event: ConnectionEvent) => void): this;
   on(event: 'warning', listener: (warning: WorkerWarning) => void): this;
+  on(event: 'lost', listener: (job: JobOf<Tasks>, info: RunInfo) => void): this;
   once(event: 'completed', listener: (job: JobOf<Tasks>, result: unknown, info: RunInfo) => void): this;
   once(event: 'failed', listener: (job: JobOf<Tasks>, error: unknown, info: FailureInfo) => void): this;
   once(event: 'error', listener: (error: Error) => void): this;
   once(event: 'connection', listener: (event: ConnectionEvent) => void): this;
   once(event: 'warning', listener: (warning: WorkerWarning) => void): this;
+  once(event: 'lost', listener: (job: JobOf<Tasks>, info: RunInfo) => void): this;
 }
 
 interface ResolvedHandlers {

@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+import { queueForTests } from './helpers/queue-fixtures.js';
+import { startCli } from './helpers/run-cli.js';
+import { waitUntil } from './helpers/wait.js';
+
+const HANDLER = fileURLToPath(new URL('../../test/fixtures/lease-watch-handler.mjs', import.meta.url));
+const context = queueForTests();
+
+test('a worker frozen past its lease: its handler is signalled, it reports the job lost, not completed', async () => {
+  const { queue, db } = context;
+  await db.admin.query('CREATE TABLE events (pid INT NOT NULL, what VARCHAR(255) NOT NULL)');
+  const id = await queue.enqueue({ kind: 'frozen' });
+  const frozen = startCli(['work', '--handler', HANDLER, '--lease', '1', '--metrics-port', '0', '--database-url', db.url], { JOBQ_DATABASE_URL: db.url });
+  const metricsUrl = (await frozen.waitFor(/metrics on (http:\S+)/))[1]!;
+  const events = async (pid: number) => (await db.rows<{ what: string }>('SELECT what FROM events WHERE pid = ?', [pid])).map((row) => row.what);
+  await waitUntil(async () => (await events(frozen.pid)).includes(`started ${id}`), 'the handler runs');
+  process.kill(frozen.pid, 'SIGSTOP'); // a VM pause, a debugger, an event loop blocked: the lease is not renewed
+  await sleep(2500);
+  // Another worker takes the job once its lease has run out, and completes it.
+  const other = queue.work(async () => undefined, { leaseSeconds: 30 });
+  const completedByOther: number[] = [];
+  other.on('completed', (job) => completedByOther.push(job.id));
+  await waitUntil(() => completedByOther.includes(id), 'the other worker runs the job');
+  await other.stop();
+  process.kill(frozen.pid, 'SIGCONT');
+  await frozen.waitFor(new RegExp(`worker 1: warning: job ${id}: its lease ran out while its handler ran`));
+  await waitUntil(async () => (await events(frozen.pid)).length === 2, 'the frozen handler returns');
+  assert.deepEqual(await events(frozen.pid), [`started ${id}`, `signal: the lease of job ${id} ran out: another worker may run it now`]);
+  const metrics = await (await fetch(metricsUrl)).text();
+  assert.match(metrics, /^jobq_worker_jobs_lost_total 1$/m);
+  assert.match(metrics, /^jobq_worker_jobs_completed_total 0$/m, 'the lost job is not counted as completed');
+  frozen.kill('SIGTERM');
+  const { code, stdout, stderr } = await frozen.done;
+  assert.equal(code, 0, stderr);
+  assert.match(stdout, /^jobs consumed = 0$/m);
+});
