@@ -35,10 +35,13 @@ test('kill -9 of a consumer holding a claim: its jobs are claimed again after th
   assert.deepEqual(twice, lostClaim.ids, 'only the killed claim is handed out again, exactly once more');
   assert.ok([...counts.values()].every((n) => n <= 2));
 
-  const rows = await db.rows<{ id: number; status: string; attempts: number }>('SELECT id, status, attempts FROM jobs');
+  const rows = await db.rows<{ id: number; status: string; attempts: number; lease_expiries: number }>('SELECT id, status, attempts, lease_expiries FROM jobs');
   assert.equal(rows.length, 400);
   assert.ok(rows.every((row) => row.status === 'done'), 'every job processed, none lost');
-  const retried = rows.filter((row) => row.attempts === 2).map((row) => Number(row.id)).sort((a, b) => a - b);
+  const retried = rows.filter((row) => row.lease_expiries === 1).map((row) => Number(row.id)).sort((a, b) => a - b);
   assert.deepEqual(retried, lostClaim.ids, 'the second claim happened only after the first lease ran out');
+  assert.ok(rows.every((row) => row.attempts === 1), 'the run whose lease ran out spent no attempt');
+  // Each job of the killed claim came back alone: it might have been what killed the consumer.
+  assert.ok(claims.filter((claim) => claim.ids.some((id) => lostClaim.ids.includes(id)) && claim !== lostClaim).every((claim) => claim.ids.length === 1));
   assert.ok(Date.now() - victimsClaimAt >= 2000, 'the run lasted past the lease');
 });
