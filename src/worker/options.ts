@@ -12,7 +12,7 @@ export interface WorkerOptions {
   batchSize?: number;
   /** Seconds a claim holds its jobs (default 60); renewed while they wait and run. */
   leaseSeconds?: number;
-  /** Claims per job before it goes to `failed` (default 5). */
+  /** Runs whose handler threw before the job goes to `failed` (default 5); runs handed back unstarted or whose lease ran out do not count. */
   maxAttempts?: number;
   /** Wait before the first retry of a failed job, doubling per attempt (default 1000). */
   retryDelayMs?: number;

@@ -34,7 +34,7 @@ export function registerWork(program: Command): void {
     .option('--kind <kind...>', 'only jobs of these kinds')
     .option('--once', 'exit when no job is due (delayed jobs and retries wait for the next run): for cron and tests')
     .addOption(new Option('--lease <seconds>', 'a claim holds its jobs this long (renewed while they wait and run)').argParser(numberIn(LEASE_SECONDS_RANGE.min, LEASE_SECONDS_RANGE.max, false)).default(DEFAULTS.leaseSeconds))
-    .addOption(new Option('--max-attempts <n>', 'attempts per job before it goes to failed').argParser(numberIn(1, 1000)).default(DEFAULTS.maxAttempts))
+    .addOption(new Option('--max-attempts <n>', 'handler failures per job before it goes to failed').argParser(numberIn(1, 1000)).default(DEFAULTS.maxAttempts))
     .addOption(new Option('--retry-delay-ms <ms>', 'wait before the first retry of a failed job; doubles per attempt').argParser(numberIn(0, 3_600_000)).default(DEFAULTS.retryDelayMs))
     .option('--keep-done', 'mark finished jobs done instead of deleting them')
     .addOption(
