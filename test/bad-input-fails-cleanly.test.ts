@@ -128,3 +128,11 @@ test('the library refuses what the servers cannot store with a JobqError, before
     await queue.close();
   }
 });
+
+test('--stdin lines that repeat a key are counted once', async () => {
+  const lines = ['{"kind": "k", "key": "same-key"}', '{"kind": "k", "key": "same-key"}', '{"kind": "k", "key": "same-key"}', '{"kind": "k"}'];
+  const result = await runCli(['enqueue', '--stdin', '--database-url', db.url], {}, `${lines.join('\n')}\n`);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /^queued 2 jobs \(ids \d+\.\.\d+\); 2 lines repeated the key of an earlier line, which is queued once\n$/);
+  assert.equal((await db.rows("SELECT id FROM jobs WHERE job_key = 'same-key'")).length, 1);
+});

@@ -55,7 +55,7 @@ nothing from its chunk on is written.`,
       if (options.kind !== undefined) checkKind(notMangled(options.kind, '--kind'), '--kind');
       const single = options.stdin ? undefined : jobFromFlags(options);
       await withReadyQueue(options, async (queue, out) => {
-        out.line(describe(single === undefined ? await enqueueLines(queue, options) : await queue.enqueueMany([single])));
+        out.line(describe(single === undefined ? await enqueueLines(queue, options) : { ...(await queue.enqueueMany([single])), repeatedKeys: 0 }));
       });
     });
 }
@@ -89,15 +89,22 @@ function notMangled(value: string, flag: string): string {
   return value;
 }
 
+/** Jobs sent, and how many of them repeated the key of a job sent before them (those added nothing). */
+type Sent = EnqueueResult & { repeatedKeys: number };
+
 /** Reads JSON lines into chunks; each chunk is checked whole, then queued in one go. */
-async function enqueueLines(queue: JobQueue, options: EnqueueOptions): Promise<EnqueueResult> {
-  const total: EnqueueResult = { count: 0, firstId: null, lastId: null };
+async function enqueueLines(queue: JobQueue, options: EnqueueOptions): Promise<Sent> {
+  const total: Sent = { count: 0, firstId: null, lastId: null, repeatedKeys: 0 };
+  const keys = new Set<string>();
+  let chunkRepeats = 0;
   let chunk: NewJob[] = [];
   let chunkStart = 1;
   let lineNumber = 0;
   const flush = async () => {
     const result = await queue.enqueueMany(chunk);
     total.count += result.count;
+    total.repeatedKeys += chunkRepeats;
+    chunkRepeats = 0;
     total.firstId = total.firstId ?? result.firstId;
     total.lastId = result.lastId ?? total.lastId;
     chunk = [];
@@ -115,7 +122,9 @@ async function enqueueLines(queue: JobQueue, options: EnqueueOptions): Promise<E
     if (line.text?.trim() === '') continue;
     try {
       if (line.text === undefined) throw new Error(`line ${lineNumber}: bytes that are not UTF-8; send UTF-8 text`);
-      chunk.push(jobFromLine(line.text, lineNumber, options));
+      const job = jobFromLine(line.text, lineNumber, options);
+      if (job.key !== undefined && keys.size === keys.add(job.key).size) chunkRepeats++;
+      chunk.push(job);
     } catch (error) {
       stopAt(error);
     }
@@ -175,8 +184,10 @@ function jobFromLine(line: string, lineNumber: number, options: EnqueueOptions):
   return job;
 }
 
-function describe(result: EnqueueResult): string {
-  const jobs = `${result.count} job${result.count === 1 ? '' : 's'}`;
-  if (result.firstId === null) return `queued ${jobs}`;
-  return result.firstId === result.lastId ? `queued ${jobs} (id ${result.firstId})` : `queued ${jobs} (ids ${result.firstId}..${result.lastId})`;
+function describe(result: Sent): string {
+  const count = result.count - result.repeatedKeys;
+  const jobs = `${count} job${count === 1 ? '' : 's'}`;
+  const ids = result.firstId === null ? '' : result.firstId === result.lastId ? ` (id ${result.firstId})` : ` (ids ${result.firstId}..${result.lastId})`;
+  const repeated = result.repeatedKeys === 0 ? '' : `; ${result.repeatedKeys} line${result.repeatedKeys === 1 ? '' : 's'} repeated the key of an earlier line, which is queued once`;
+  return `queued ${jobs}${ids}${repeated}`;
 }
