@@ -135,4 +135,9 @@ test('--stdin lines that repeat a key are counted once', async () => {
   assert.equal(result.code, 0, result.stderr);
   assert.match(result.stdout, /^queued 2 jobs \(ids \d+\.\.\d+\); 2 lines repeated the key of an earlier line, which is queued once\n$/);
   assert.equal((await db.rows("SELECT id FROM jobs WHERE job_key = 'same-key'")).length, 1);
+  const [{ id }] = await db.rows<{ id: number }>("SELECT id FROM jobs WHERE job_key = 'same-key'");
+  const again = await runCli(['enqueue', '--kind', 'k', '--key', 'same-key', '--database-url', db.url]);
+  assert.equal(again.stdout, `queued 0 jobs; its key was held already, by job ${id}\n`, 'a key held already adds nothing, and says so');
+  const mixed = await runCli(['enqueue', '--stdin', '--database-url', db.url], {}, '{"kind": "k", "key": "same-key"}\n{"kind": "k", "key": "fresh-key"}\n');
+  assert.match(mixed.stdout, /^queued 1 job \(ids \d+\.\.\d+\); 1 line named a key a job held already\n$/);
 });

@@ -25,7 +25,7 @@ import { enqueueDueTicks, listSchedules, removeSchedule, saveSchedule, type Sche
 import { completeSettle, failSettle, releaseSettle, renewSettle, type Settle } from './settlements.js';
 import { hasPendingWork } from './sql/claim.js';
 import * as completeSql from './sql/complete.js';
-import { ID_RANGE_OF_KEYS_SQL, INSERT_ONE_JOB_SQL, insertJobsSql } from './sql/enqueue.js';
+import { ID_RANGE_OF_KEYS_SQL, INSERT_ONE_JOB_SQL, insertJobsSql, JOBS_BY_KEY_SQL } from './sql/enqueue.js';
 import { COUNT_LANES_SQL, DELETE_LANES_FROM_SQL, insertLanesSql } from './sql/lanes.js';
 import * as countersSql from './sql/counters.js';
 import * as failedSql from './sql/failed-jobs.js';
@@ -292,6 +292,13 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
       jobs.map((job, i) => toJobRow(job, `job ${i + 1}`)),
       options,
     );
+  }
+
+  /** The ids of the jobs that hold these keys now; a key no job holds is not in the map. */
+  async jobIdsByKey(keys: readonly string[]): Promise<Map<string, number>> {
+    if (keys.length === 0) return new Map();
+    const rows = await this.run<Array<{ job_key: string; id: number }>>(JOBS_BY_KEY_SQL(this.quotedTable), [keys]);
+    return new Map(rows.map((row) => [row.job_key, Number(row.id)]));
   }
 
   /** `start-processing`'s generators: the article's random demo rows. @internal */

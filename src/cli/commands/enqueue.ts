@@ -55,7 +55,7 @@ nothing from its chunk on is written.`,
       if (options.kind !== undefined) checkKind(notMangled(options.kind, '--kind'), '--kind');
       const single = options.stdin ? undefined : jobFromFlags(options);
       await withReadyQueue(options, async (queue, out) => {
-        out.line(describe(single === undefined ? await enqueueLines(queue, options) : { ...(await queue.enqueueMany([single])), repeatedKeys: 0 }));
+        out.line(describe(single === undefined ? await enqueueLines(queue, options) : await enqueueOne(queue, single)));
       });
     });
 }
@@ -89,19 +89,33 @@ function notMangled(value: string, flag: string): string {
   return value;
 }
 
-/** Jobs sent, and how many of them repeated the key of a job sent before them (those added nothing). */
-type Sent = EnqueueResult & { repeatedKeys: number };
+/**
+ * Jobs sent, and those of them that added nothing: they repeated the key of a line before them, or
+ * named a key a job held already (as read just before their chunk went).
+ */
+type Sent = EnqueueResult & { repeatedKeys: number; keysHeld: number };
+
+/** One job from the flags; with --key, whether a job held that key already is read first. */
+async function enqueueOne(queue: JobQueue, job: NewJob): Promise<Sent> {
+  const held = job.key === undefined ? 0 : (await queue.jobIdsByKey([job.key])).size;
+  return { ...(await queue.enqueueMany([job])), repeatedKeys: 0, keysHeld: held };
+}
 
 /** Reads JSON lines into chunks; each chunk is checked whole, then queued in one go. */
 async function enqueueLines(queue: JobQueue, options: EnqueueOptions): Promise<Sent> {
-  const total: Sent = { count: 0, firstId: null, lastId: null, repeatedKeys: 0 };
+  const total: Sent = { count: 0, firstId: null, lastId: null, repeatedKeys: 0, keysHeld: 0 };
   const keys = new Set<string>();
   let chunkRepeats = 0;
+  /** Keys first seen in this chunk's lines. */
+  let chunkKeys: string[] = [];
   let chunk: NewJob[] = [];
   let chunkStart = 1;
   let lineNumber = 0;
   const flush = async () => {
+    const held = await queue.jobIdsByKey(chunkKeys);
+    chunkKeys = [];
     const result = await queue.enqueueMany(chunk);
+    total.keysHeld += held.size;
     total.count += result.count;
     total.repeatedKeys += chunkRepeats;
     chunkRepeats = 0;
@@ -123,7 +137,13 @@ async function enqueueLines(queue: JobQueue, options: EnqueueOptions): Promise<S
     try {
       if (line.text === undefined) throw new Error(`line ${lineNumber}: bytes that are not UTF-8; send UTF-8 text`);
       const job = jobFromLine(line.text, lineNumber, options);
-      if (job.key !== undefined && keys.size === keys.add(job.key).size) chunkRepeats++;
+      if (job.key !== undefined) {
+        if (keys.has(job.key)) chunkRepeats++;
+        else {
+          keys.add(job.key);
+          chunkKeys.push(job.key);
+        }
+      }
       chunk.push(job);
     } catch (error) {
       stopAt(error);
@@ -185,9 +205,11 @@ function jobFromLine(line: string, lineNumber: number, options: EnqueueOptions):
 }
 
 function describe(result: Sent): string {
-  const count = result.count - result.repeatedKeys;
+  const count = result.count - result.repeatedKeys - result.keysHeld;
   const jobs = `${count} job${count === 1 ? '' : 's'}`;
-  const ids = result.firstId === null ? '' : result.firstId === result.lastId ? ` (id ${result.firstId})` : ` (ids ${result.firstId}..${result.lastId})`;
-  const repeated = result.repeatedKeys === 0 ? '' : `; ${result.repeatedKeys} line${result.repeatedKeys === 1 ? '' : 's'} repeated the key of an earlier line, which is queued once`;
-  return `queued ${jobs}${ids}${repeated}`;
+  const ids = result.firstId === null || count === 0 ? '' : result.firstId === result.lastId ? ` (id ${result.firstId})` : ` (ids ${result.firstId}..${result.lastId})`;
+  const lines = (n: number) => `${n} line${n === 1 ? '' : 's'}`;
+  const repeated = result.repeatedKeys === 0 ? '' : `; ${lines(result.repeatedKeys)} repeated the key of an earlier line, which is queued once`;
+  const held = result.keysHeld === 0 ? '' : `; ${result.keysHeld === 1 && result.count === 1 ? `its key was held already, by job ${result.firstId}` : `${lines(result.keysHeld)} named a key a job held already`}`;
+  return `queued ${jobs}${ids}${repeated}${held}`;
 }

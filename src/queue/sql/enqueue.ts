@@ -21,6 +21,13 @@ export const INSERT_ONE_JOB_SQL = (table: string) => `
   VALUES (?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND)
   ON DUPLICATE KEY UPDATE id = LAST_INSERT_ID(id)`;
 
+/**
+ * The jobs that hold these keys now: at most one each (the unique index, or on a partitioned
+ * table jobq_job_keys, sees to it), read from the job_key index of either layout. Params: [keys].
+ */
+export const JOBS_BY_KEY_SQL = (table: string) => `
+  SELECT job_key, MIN(id) AS id FROM ${table} FORCE INDEX (job_key) WHERE job_key IN (?) GROUP BY job_key`;
+
 /** The ids the keys ended up with, and how many of the keys are there (a covering read of the unique index). Params: [keys]. */
 export const ID_RANGE_OF_KEYS_SQL = (table: string) => `
   SELECT MIN(id) AS first_id, MAX(id) AS last_id, COUNT(*) AS found FROM ${table} FORCE INDEX (job_key) WHERE job_key IN (?)`;
