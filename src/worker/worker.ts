@@ -112,7 +112,25 @@ interface Held {
   claim: Claim;
   loop: ClaimLoop;
   /** Fires the handler's `signal`: a hard stop, or a lease that ran out. */
-  abort: AbortController;
+  abort: HandlerAbort;
+}
+
+/**
+ * A handler's abort signal, made when the handler first reads it or when it must fire: most
+ * handlers never read it, and an AbortController per job is work on the drain's hot path.
+ */
+class HandlerAbort {
+  private controller: AbortController | undefined;
+
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    return this.controller.signal;
+  }
+
+  /** Fires the signal once, with this reason. */
+  abort(reason: Error): void {
+    if (!this.signal.aborted) this.controller!.abort(reason);
+  }
 }
 
 /**
@@ -269,7 +287,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
       accept: (claim, reserved) => {
         this.reserved -= reserved;
         for (const job of claim.jobs) {
-          const held = { job, claim, loop: loop(), abort: new AbortController() };
+          const held = { job, claim, loop: loop(), abort: new HandlerAbort() };
           if (this.suspect !== undefined) {
             held.loop.release(claim, [job.id]);
           } else if (job.leaseExpiries > 0) {
@@ -302,7 +320,15 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
 
   private async runJob(held: Held): Promise<void> {
     const { job, claim, loop } = held;
-    const view = { id: job.id, kind: job.kind, payload: job.payload, attempts: job.attempts, signal: held.abort.signal };
+    const view = {
+      id: job.id,
+      kind: job.kind,
+      payload: job.payload,
+      attempts: job.attempts,
+      get signal() {
+        return held.abort.signal;
+      },
+    };
     let outcome: { ok: true; result: unknown } | { ok: false; error: unknown };
     const started = performance.now();
     try {
@@ -340,7 +366,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
 
   /** Fires the handler's signal of a job whose lease ran out. */
   private loseLease(held: Held): void {
-    if (!held.abort.signal.aborted) held.abort.abort(new Error(`the lease of job ${held.job.id} ran out: another worker may run it now`));
+    held.abort.abort(new Error(`the lease of job ${held.job.id} ran out: another worker may run it now`));
   }
 
   /** Something the worker rode out but someone should look at; said once, with `warning`. */
