@@ -60,9 +60,11 @@ test('setup-tables migrates a table whose kinds were compared without regard to 
   try {
     const [{ version }] = await db.rows<{ version: string }>('SELECT VERSION() AS version');
     for (const migration of MIGRATIONS.filter((m) => m.version <= 10)) await db.admin.query(migration.sql('`jobs`', parseServerVersion(version)), migration.values?.('jobs'));
-    await db.admin.query('INSERT INTO jobs (kind) VALUES ?', [KINDS.map((kind) => [kind])]);
+    // run_after given, as jobq's inserts give it: MySQL computes the generated copies before the column's default.
+    await db.admin.query(`INSERT INTO jobs (kind, run_after) VALUES ${KINDS.map(() => '(?, NOW(6))').join(', ')}`, KINDS);
     await db.admin.query("INSERT INTO jobq_paused_kinds (queue, kind) VALUES ('jobs', 'Email')");
-    assert.equal((await db.rows('SELECT DISTINCT kind FROM jobs')).length, 1, 'before: one kind to the server');
+    // MariaDB's default collation takes the four for one; MySQL's (NO PAD) tells only the trailing space apart.
+    assert.ok((await db.rows('SELECT DISTINCT kind FROM jobs')).length < KINDS.length, 'before: fewer kinds to the server than were written');
     const queue = await JobQueue.open(db.url);
     try {
       await queue.setup();
