@@ -4,12 +4,14 @@
  * outcome is unknown, and the writer sends the same rows again; rows that did land are matched
  * by their key and left as they are, so nothing is duplicated.
  * The due time is computed by the server (`NOW(6)` plus the delay), never by the client's clock.
+ * The no-op update names job_key, not id: MySQL refuses to "update" the auto-increment column of
+ * a row the same statement inserted (a key given twice in one batch), errno 1869.
  * Params, per row: job_key, kind, payload, d, e, priority, delay in microseconds.
  */
 export const insertJobsSql = (table: string, rows: number) => `
   INSERT INTO ${table} (job_key, kind, payload, d, e, priority, run_after) VALUES
   ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND)').join(',\n  ')}
-  ON DUPLICATE KEY UPDATE id = id`;
+  ON DUPLICATE KEY UPDATE job_key = job_key`;
 
 /**
  * One job, whose id comes back in the OK packet: on a new row, its auto-increment id; on a key
