@@ -10,7 +10,7 @@ export const ExitCode = {
   usage: 2,
   /** The server could not be reached or refused us: refused, timed out, access denied, no database. */
   connection: 3,
-  /** The server is reachable but cannot run jobq: no SKIP LOCKED (MySQL < 8.0.1, MariaDB < 10.6). */
+  /** The server is reachable but cannot run jobq: no SKIP LOCKED (MySQL < 8.0.1, MariaDB < 10.6), or MySQL < 8.0.17 (no utf8mb4_0900_bin). */
   unsupportedServer: 4,
   /** The jobs table is missing or has a shape jobq does not know. */
   schema: 5,
