@@ -1,5 +1,5 @@
 import mysql from 'mysql2/promise';
-import { JobQueue } from 'jobq';
+import { JobQueue } from 'jobq-mysql';
 
 // Your application's own pool; jobq's queue lives in database "jobq" on the same server.
 const pool = mysql.createPool(process.env.APP_DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/test');

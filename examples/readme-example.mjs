@@ -1,4 +1,4 @@
-import { JobQueue } from 'jobq';
+import { JobQueue } from 'jobq-mysql';
 
 // The URL comes from $JOBQ_DATABASE_URL, ./.env, or mysql://root@127.0.0.1:3306/jobq.
 const queue = await JobQueue.open({ createDatabase: true });
