@@ -64,6 +64,9 @@ export function connectionLine(worker: string, state: ConnectionEvent['state'], 
   }
 }
 
+/** A schedule the workers skip, and why. */
+export const skippedScheduleLine = (name: string, reason: string) => `schedule ${JSON.stringify(name)} is skipped by the workers: ${reason}`;
+
 /** Something a worker rode out but someone should look at. */
 export function warningLine(worker: string, message: string): string {
   return paint.yellow(`${worker}: warning: ${message}`);
@@ -122,7 +125,7 @@ export function statsLines(stats: QueueStats, context: StatsContext): string[] {
       lines.push(`| ${(kind ?? '(none)').padEnd(kindWidth)} | ${[...cells, (paused ? 'yes' : '').padStart(7)].join(' | ')} |${nextTick(nextScheduledAt)}`);
     }
   }
-  for (const { name, reason } of stats.skippedSchedules) lines.push(paint.yellow(`schedule ${JSON.stringify(name)} is skipped by the workers: ${reason}`));
+  for (const { name, reason } of stats.skippedSchedules) lines.push(paint.yellow(skippedScheduleLine(name, reason)));
   const { server } = context;
   lines.push(
     paint.dim(

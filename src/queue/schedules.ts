@@ -110,7 +110,10 @@ export async function removeSchedule(db: Database, queue: string, name: string):
 }
 
 export async function listSchedules(db: Database, queue: string): Promise<Schedule[]> {
-  return (await db.query<ScheduleRow[]>(scheduleSql.LIST_SCHEDULES_SQL, [queue])).map(fromRow);
+  return (await db.query<ScheduleRow[]>(scheduleSql.LIST_SCHEDULES_SQL, [queue])).map((row) => {
+    const read = readCron(row);
+    return fromRow(row, 'problem' in read ? read.problem : null);
+  });
 }
 
 /**
@@ -127,12 +130,13 @@ export async function enqueueDueTicks(db: Database, table: string, queue: string
   let enqueued = 0;
   const skipped: SkippedSchedule[] = [];
   for (const row of due) {
-    const schedule = fromRow(row);
-    if (schedule.problem !== null) {
-      skipped.push({ name: schedule.name, reason: schedule.problem });
+    const read = readCron(row);
+    if ('problem' in read) {
+      skipped.push({ name: row.name, reason: read.problem });
       continue;
     }
-    const { ticks, next } = ticksToEnqueue(parseCron(schedule.cron, schedule.timeZone), schedule, new Date(Number(row.now) * 1000));
+    const schedule = fromRow(row, null);
+    const { ticks, next } = ticksToEnqueue(read.cron, schedule, new Date(Number(row.now) * 1000));
     if (ticks.length === 0) continue;
     const rows = ticks.map((tick): JobRow => [tickKey(queue, schedule.name, tick), row.kind, row.payload, '', '', row.priority, 0]);
     const nextSeconds = next === null ? String(scheduleSql.ENDED) : seconds(next);
@@ -183,7 +187,7 @@ async function serverNow(db: Database): Promise<Date> {
 
 const seconds = (date: Date) => (date.getTime() / 1000).toFixed(6);
 
-function fromRow(row: ScheduleRow): Schedule {
+function fromRow(row: ScheduleRow, problem: string | null): Schedule {
   return {
     name: row.name,
     cron: row.cron,
@@ -192,16 +196,15 @@ function fromRow(row: ScheduleRow): Schedule {
     job: { kind: row.kind, payload: row.payload === null ? null : JSON.parse(row.payload), priority: row.priority },
     nextTick: Number(row.next_tick) >= scheduleSql.ENDED ? null : new Date(Number(row.next_tick) * 1000),
     lastTick: row.last_tick === null ? null : new Date(Number(row.last_tick) * 1000),
-    problem: problemOf(row),
+    problem,
   };
 }
 
-/** Why a stored schedule cannot be used, or null: saveSchedule checks what it writes, but rows are also written by hand and by older versions. */
-function problemOf(row: ScheduleRow): string | null {
+/** A stored schedule's cron, or why it cannot be used: saveSchedule checks what it writes, but rows are also written by hand and by older versions. */
+function readCron(row: ScheduleRow): { cron: Cron } | { problem: string } {
   try {
-    parseCron(row.cron, row.time_zone);
-    return null;
+    return { cron: parseCron(row.cron, row.time_zone) };
   } catch (error) {
-    return (error as Error).message;
+    return { problem: (error as Error).message };
   }
 }

@@ -4,6 +4,7 @@ import { PRIORITY_RANGE } from '../../queue/new-jobs.js';
 import type { Schedule } from '../../queue/schedules.js';
 import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
 import { withReadyQueue } from '../ready-queue.js';
+import { skippedScheduleLine } from '../output.js';
 
 interface AddOptions extends ConnectionOptions {
   cron: string;
@@ -83,6 +84,6 @@ function scheduleTable(schedules: Schedule[]): string[] {
   ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   const lines = rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd());
-  const problems = schedules.filter((s) => s.problem !== null).map((s) => `schedule ${JSON.stringify(s.name)} is skipped by the workers: ${s.problem}`);
+  const problems = schedules.filter((s) => s.problem !== null).map((s) => skippedScheduleLine(s.name, s.problem!));
   return [...lines, ...problems];
 }
