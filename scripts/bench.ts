@@ -1,3 +1,4 @@
+import { quoteIdentifier, type QuotedIdentifier } from '../src/config/identifiers.js';
 /**
  * `npm run bench`: how fast jobq moves jobs on this machine, every figure also given as a ratio
  * to a reference measured in the same run (the machine is noisy; ratios travel, jobs/s do not).
@@ -34,17 +35,26 @@
  *              node 2 and one on node 3, and the same with node 2 killed (SIGKILL) 2 s in, its
  *              worker moving to node 3 (server CPU then of nodes 1 and 3). Taking turns over
  *              BENCH_ROUNDS; medians. Skipped with one line when the cluster does not start.
+ *   group      (not in the default set) the galera scenario on a 3-member MySQL Group Replication
+ *              group in multi-primary mode (scripts/mysql-group.sh); run it with BENCH_SERVER_URL
+ *              pointing at a MySQL server, so that "one server" is MySQL too.
+ *   ab         (not in the default set) the user-path drains (work-api, work-cli, work-4-procs,
+ *              start-processing-wall) and the enqueue() loop of the build at BENCH_AB_REF (a git
+ *              ref) against this build's (BENCH_AB_ONLY: some of them, by name),
+ *              taking turns over BENCH_ROUNDS; medians: what a change on the hot path costs.
  *   partitions (not in the default set) the jobs table partitioned on id (HASH and KEY, into
  *              BENCH_PARTITIONS, default 8) against the unpartitioned one: start-processing
  *              drains with 10 and 16 consumers taking turns over BENCH_ROUNDS, the backlog
  *              drain and the steady state once each.
  *
- * Environment: BENCH_JOBS (default 200000), BENCH_CONSUMERS (default 1,2,4,10,16),
+ * Environment: BENCH_SERVER_URL (default mysql://root@127.0.0.1:3306: the server to measure on;
+ * its database jobq_bench_* is made and dropped), BENCH_JOBS (default 200000), BENCH_CONSUMERS (default 1,2,4,10,16),
  * BENCH_STEADY_SECONDS (default 30), BENCH_BACKLOG (default 1000000; 0 skips it),
  * BENCH_PICK (the drains' --pick, default random-prefix), BENCH_SCENARIOS (default
  * demo,user,operations), BENCH_OPERATIONS (default priorities,totals,done-rows),
- * BENCH_BASELINE_PRIORITIES, BENCH_BASELINE_TOTALS (git refs), BENCH_ROUNDS (default 5).
- * Writes bench-results/latest.json and bench-results/drain-vs-consumers.svg.
+ * BENCH_BASELINE_PRIORITIES, BENCH_BASELINE_TOTALS, BENCH_AB_REF (git refs), BENCH_ROUNDS (default 5).
+ * Writes bench-results/latest.json and bench-results/drain-vs-consumers.svg (BENCH_RESULTS_DIR
+ * for another folder).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -75,14 +85,16 @@ const BASELINES = { priorities: process.env.BENCH_BASELINE_PRIORITIES ?? '9e01fc
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const OPERATIONS = (process.env.BENCH_OPERATIONS ?? 'priorities,totals,done-rows').split(',');
 const PARTITIONS = Number(process.env.BENCH_PARTITIONS ?? 8);
+const SERVER_URL = process.env.BENCH_SERVER_URL ?? 'mysql://root@127.0.0.1:3306';
+const RESULTS_DIR = process.env.BENCH_RESULTS_DIR ?? 'bench-results';
 const database = `jobq_bench_${randomBytes(4).toString('hex')}`;
-const url = `mysql://root@127.0.0.1:3306/${database}`;
+const url = `${SERVER_URL}/${database}`;
 
-const NODE_SCRIPT = (name: string) => fileURLToPath(new URL(`./bench/${name}`, import.meta.url));
-const NOOP_HANDLER = fileURLToPath(new URL('../../scripts/bench/noop-handler.mjs', import.meta.url));
-const JOBQ_BIN = fileURLToPath(new URL('../../bin/jobq.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
+const NODE_SCRIPT = (name: string, root = ROOT) => `${root}/dist/scripts/bench/${name}`;
+const NOOP_HANDLER = `${ROOT}/scripts/bench/noop-handler.mjs`;
+const JOBQ_BIN = `${ROOT}/bin/jobq.js`;
 const execFileAsync = promisify(execFile);
-const GALERA_SCRIPT = fileURLToPath(new URL('../../scripts/galera-cluster.sh', import.meta.url));
 
 interface Result {
   scenario: string;
@@ -99,7 +111,7 @@ interface Result {
   extra?: Record<string, number>;
 }
 
-const admin = await mysql.createConnection({ host: '127.0.0.1', user: 'root', supportBigNumbers: true });
+const admin = await mysql.createConnection({ uri: SERVER_URL, supportBigNumbers: true });
 const results: Result[] = [];
 
 const delta = (before: ServerCounters, after: ServerCounters, seconds: number) => ({
@@ -140,14 +152,14 @@ async function prefillJobq(count: number, { Queue = JobQueue, recreate = true, l
 
 async function reference(connections: number): Promise<Result> {
   await admin.query(`DROP TABLE IF EXISTS \`${database}\`.reference`);
-  await admin.query(articleTableSql(`\`${database}\`.reference`));
+  await admin.query(articleTableSql(`${quoteIdentifier(database)}.reference` as QuotedIdentifier));
   const letters = 'x'.repeat(64);
   for (let done = 0; done < JOBS; done += 1000) {
     const rows = Array.from({ length: Math.min(1000, JOBS - done) }, () => [letters, letters, 'unclaimed']);
     await admin.query(`INSERT INTO \`${database}\`.reference (d, e, status) VALUES ?`, [rows]);
   }
   const pool = await Promise.all(
-    Array.from({ length: connections }, () => mysql.createConnection({ host: '127.0.0.1', user: 'root', database })),
+    Array.from({ length: connections }, () => mysql.createConnection(url)),
   );
   const before = await readServerCounters(admin);
   const started = performance.now();
@@ -302,7 +314,7 @@ async function userDrain(scenario: string, jobs: number, processes: string[][], 
 async function enqueueRates(secondsPerRound: number, rounds: number): Promise<Result[]> {
   await prefillJobq(0);
   await admin.query(`DROP TABLE IF EXISTS \`${database}\`.plain_jobs`);
-  await admin.query(articleTableSql(`\`${database}\`.plain_jobs`));
+  await admin.query(articleTableSql(`${quoteIdentifier(database)}.plain_jobs` as QuotedIdentifier));
   await admin.query(`ALTER TABLE \`${database}\`.plain_jobs ADD COLUMN payload JSON NULL`);
   const modes = ['plain', 'jobq', 'jobq-uuid'];
   const totals = new Map(modes.map((mode) => [mode, { count: 0, deadlocks: 0, lockWaits: 0, serverCpuPercent: 0 }]));
@@ -411,6 +423,44 @@ async function againstBaseline(ref: string, names: [before: string, after: strin
   }
 }
 
+/** Seconds of each build's enqueue() loop in the ab scenario. */
+const ENQUEUE_AB_SECONDS = 4;
+
+/** The user-path drains of one build (checked out at `root`), each queueing its jobs with that build's JobQueue, and its enqueue() loop. */
+function userPathDrains(root: string, Queue: typeof JobQueue): Record<string, () => Promise<Result>> {
+  const work = (processes: number) => Array.from({ length: processes }, () => [NODE_SCRIPT('work-drain.js', root)]);
+  const bin = `${root}/bin/jobq.js`;
+  const prefill = (jobs: number) => () => prefillJobq(jobs, { Queue });
+  return {
+    'work-api': () => userDrain('', JOBS, work(1), 10, prefill(JOBS)),
+    'work-cli': () => userDrain('', JOBS, [[bin, 'work', '--handler', NOOP_HANDLER, '--once']], 10, prefill(JOBS)),
+    'work-4-procs': () => userDrain('', JOBS, work(4), 40, prefill(JOBS)),
+    'start-processing-wall': () => userDrain('', 100_000, [[bin, 'start-processing', '-g', '0', '-c', '10', '--until-empty', '-q']], 10, prefill(100_000)),
+    enqueue: async () => {
+      await prefillJobq(0, { Queue });
+      const run = await timedProcesses([[NODE_SCRIPT('enqueue-loop.js', root), 'jobq', String(ENQUEUE_AB_SECONDS)]]);
+      const { count } = JSON.parse(run.outputs[0]!) as { count: number };
+      return { scenario: '', consumers: 1, jobs: count, jobsPerSecond: Math.round(count / ENQUEUE_AB_SECONDS), deadlocks: 0, lockWaits: 0, serverCpuPercent: 0 };
+    },
+  };
+}
+
+/** Each user-path drain of the build at `ref` against this build's, taking turns. */
+async function againstRef(ref: string): Promise<Result[]> {
+  const baseline = buildBaseline(ref);
+  try {
+    const { JobQueue: BaselineQueue } = (await import(`${baseline.dir}/dist/src/index.js`)) as { JobQueue: typeof JobQueue };
+    const before = userPathDrains(baseline.dir, BaselineQueue);
+    const after = userPathDrains(ROOT, JobQueue);
+    const results: Result[] = [];
+    const only = process.env.BENCH_AB_ONLY?.split(',');
+    for (const name of Object.keys(after).filter((key) => only === undefined || only.includes(key))) results.push(...ratio(await alternating({ [`${name}-${ref}`]: before[name]!, [`${name}-this-build`]: after[name]! })));
+    return results;
+  } finally {
+    baseline.remove();
+  }
+}
+
 /** What priorities and running totals cost the drain; a table full of done jobs against an empty one. */
 async function operations(): Promise<Result[]> {
   const wanted = (pair: string) => OPERATIONS.includes(pair);
@@ -506,12 +556,16 @@ async function replicaCost(): Promise<Result[]> {
 }
 
 const GALERA_JOBS = 20_000;
-const GALERA = { base: 4400, dir: '/tmp/jobq-bench-galera' };
+/** The 3-node clusters the bench can start: their script, the settings that place them, and how `start` is asked. */
+const CLUSTERS = {
+  galera: { script: 'galera-cluster.sh', base: 4400, dir: '/tmp/jobq-bench-galera', variables: ['JOBQ_GALERA_BASE_PORT', 'JOBQ_GALERA_DIR'], start: [] },
+  group: { script: 'mysql-group.sh', base: 4800, dir: '/tmp/jobq-bench-group', variables: ['JOBQ_GROUP_BASE_PORT', 'JOBQ_GROUP_DIR'], start: ['--multi-primary'] },
+};
 /** When node 2 is killed in the node-loss round: before the end of a two-node drain (about 3 s here). */
 const NODE_KILL_AFTER_MS = 2000;
 
 /**
- * 20,000 jobs queued through `prefillUrl`, drained by one `jobq work --once --consumers 4` per URL,
+ * 20,000 jobs queued through `prefillUrl`, drained by one `jobq work --once --processes 4` per URL,
  * all started at once; `meanwhile` runs beside them (a node killed mid-drain). Jobs whose claim's
  * COMMIT answer was lost stay claimed until their lease runs out, after `--once` has ended: they
  * are counted, and every other job must have been handled once.
@@ -526,7 +580,7 @@ async function twoWorkerDrain(prefillUrl: string, workerUrls: string[], serverCp
   }
   const cpuBefore = serverCpuSeconds();
   const [run] = await Promise.all([
-    timedProcesses(workerUrls.map((workerUrl) => [JOBQ_BIN, 'work', '--handler', NOOP_HANDLER, '--once', '--consumers', '4', '--database-url', workerUrl])),
+    timedProcesses(workerUrls.map((workerUrl) => [JOBQ_BIN, 'work', '--handler', NOOP_HANDLER, '--once', '--processes', '4', '--database-url', workerUrl])),
     meanwhile?.(),
   ]);
   const consumed = run.outputs.reduce((sum, out) => sum + summaryNumber(out, 'jobs consumed'), 0);
@@ -547,12 +601,14 @@ async function twoWorkerDrain(prefillUrl: string, workerUrls: string[], serverCp
   };
 }
 
-/** Rows still in the jobs table (the drain deletes what it handles); on a Galera node, read once it has applied every write set committed before. */
+/** Rows still in the jobs table (the drain deletes what it handles); on a cluster node, read once it has applied every write set committed before. */
 async function jobsLeft(databaseUrl: string): Promise<number> {
   const connection = await mysql.createConnection(databaseUrl);
   try {
-    const [wsrep] = await connection.query("SHOW VARIABLES LIKE 'wsrep_on'");
-    if ((wsrep as Array<{ Value: string }>)[0]?.Value === 'ON') await connection.query('SET SESSION wsrep_sync_wait = 1');
+    const [variables] = await connection.query("SHOW VARIABLES WHERE Variable_name IN ('wsrep_on', 'group_replication_consistency')");
+    const variable = (name: string) => (variables as Array<{ Variable_name: string; Value: string }>).find((row) => row.Variable_name === name)?.Value;
+    if (variable('wsrep_on') === 'ON') await connection.query('SET SESSION wsrep_sync_wait = 1');
+    if (variable('group_replication_consistency') !== undefined) await connection.query("SET SESSION group_replication_consistency = 'BEFORE'");
     const [rows] = await connection.query('SELECT COUNT(*) AS n FROM jobs');
     return Number((rows as Array<{ n: number }>)[0]!.n);
   } finally {
@@ -560,32 +616,38 @@ async function jobsLeft(databaseUrl: string): Promise<number> {
   }
 }
 
-/** The two-worker drain on this server against a 3-node Galera cluster; "deadlocks" are retried transactions (certification conflicts). */
-async function galera(): Promise<Result[]> {
-  const clusterEnv = { ...process.env, JOBQ_GALERA_BASE_PORT: String(GALERA.base), JOBQ_GALERA_DIR: GALERA.dir };
-  const cluster = (...args: string[]) => execFileSync('bash', [GALERA_SCRIPT, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: clusterEnv });
+/**
+ * The two-worker drain on this server against a 3-node cluster (Galera, or Group Replication in
+ * multi-primary mode); "deadlocks" are retried transactions (certification conflicts).
+ */
+async function clusterDrains(name: keyof typeof CLUSTERS): Promise<Result[]> {
+  const settings = CLUSTERS[name];
+  const script = fileURLToPath(new URL(`../../scripts/${settings.script}`, import.meta.url));
+  const [basePortVariable, dirVariable] = settings.variables;
+  const clusterEnv = { ...process.env, [basePortVariable]: String(settings.base), [dirVariable]: settings.dir };
+  const cluster = (...args: string[]) => execFileSync('bash', [script, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: clusterEnv });
   try {
-    cluster('start');
+    cluster('start', ...settings.start);
   } catch (error) {
-    console.error(`galera: skipped, the cluster did not start: ${String((error as { stderr?: string }).stderr ?? error).trim()}`);
+    console.error(`${name}: skipped, the cluster did not start: ${String((error as { stderr?: string }).stderr ?? error).trim()}`);
     return [];
   }
   try {
-    const nodes = (...ns: number[]) => `mysql://root@${ns.map((n) => `127.0.0.1:${GALERA.base + n}`).join(',')}/${database}`;
-    const nodesCpu = (which: number[]) => () => which.reduce((sum, n) => sum + cpuSecondsOf(Number(readFileSync(`${GALERA.dir}/node${n}/mysqld.pid`, 'utf8'))), 0);
+    const nodes = (...ns: number[]) => `mysql://root@${ns.map((n) => `127.0.0.1:${settings.base + n}`).join(',')}/${database}`;
+    const nodesCpu = (which: number[]) => () => which.reduce((sum, n) => sum + cpuSecondsOf(Number(readFileSync(`${settings.dir}/node${n}/mysqld.pid`, 'utf8'))), 0);
     const killNode2 = async () => {
       await sleep(NODE_KILL_AFTER_MS);
-      await execFileAsync('bash', [GALERA_SCRIPT, 'kill-node', '2'], { env: clusterEnv });
+      await execFileAsync('bash', [script, 'kill-node', '2'], { env: clusterEnv });
     };
     const localPid = await serverPid(admin);
     const localCpu = () => (localPid === undefined ? NaN : cpuSecondsOf(localPid));
     return ratio(
       await alternating({
         'two-workers-one-server': () => twoWorkerDrain(url, [url, url], localCpu),
-        'galera-two-workers-on-node-2': () => twoWorkerDrain(nodes(1), [nodes(2), nodes(2)], nodesCpu([1, 2, 3])),
-        'galera-two-workers-on-nodes-2-and-3': () => twoWorkerDrain(nodes(1), [nodes(2), nodes(3)], nodesCpu([1, 2, 3])),
+        [`${name}-two-workers-on-node-2`]: () => twoWorkerDrain(nodes(1), [nodes(2), nodes(2)], nodesCpu([1, 2, 3])),
+        [`${name}-two-workers-on-nodes-2-and-3`]: () => twoWorkerDrain(nodes(1), [nodes(2), nodes(3)], nodesCpu([1, 2, 3])),
         // Each worker lists both nodes, its own first: when node 2 dies, its worker moves to node 3.
-        'galera-node-2-killed-mid-drain': async () => {
+        [`${name}-node-2-killed-mid-drain`]: async () => {
           try {
             return await twoWorkerDrain(nodes(1), [nodes(2, 3), nodes(3, 2)], nodesCpu([1, 3]), killNode2);
           } finally {
@@ -656,8 +718,9 @@ try {
     if (STEADY_SECONDS > 0) for (const result of await steadyUser(STEADY_SECONDS)) log(result);
   }
   if (SCENARIOS.includes('operations')) for (const result of await operations()) log(result);
+  if (SCENARIOS.includes('ab')) for (const result of await againstRef(process.env.BENCH_AB_REF ?? 'HEAD')) log(result);
   if (SCENARIOS.includes('replica')) for (const result of await replicaCost()) log(result);
-  if (SCENARIOS.includes('galera')) for (const result of await galera()) log(result);
+  for (const name of ['galera', 'group'] as const) if (SCENARIOS.includes(name)) for (const result of await clusterDrains(name)) log(result);
   if (SCENARIOS.includes('partitions')) for (const result of await partitionCost()) log(result);
   if (SCENARIOS.includes('demo')) {
     for (const k of CONSUMERS) log(await drain(k, JOBS));
@@ -671,16 +734,16 @@ try {
   const ref = results.find((r) => r.scenario === 'reference' && r.consumers === 1)!.jobsPerSecond;
   const rows = results.map((r) => ({ ...r, ratioToReference: Math.round((100 * r.jobsPerSecond) / ref) / 100 }));
   const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.type()} ${os.release()}` };
-  mkdirSync('bench-results', { recursive: true });
+  mkdirSync(RESULTS_DIR, { recursive: true });
   const report = { date: new Date().toISOString(), machine, server: settings, jobs: JOBS, batchSize: BATCH, results: rows };
-  writeFileSync('bench-results/latest.json', `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(`${RESULTS_DIR}/latest.json`, `${JSON.stringify(report, null, 2)}\n`);
   const series = (scenario: string, name: string, colour: string) => ({
     name,
     colour,
     points: rows.filter((r) => r.scenario === scenario).map((r): [number, number] => [r.consumers, r.jobsPerSecond]),
   });
   writeFileSync(
-    'bench-results/drain-vs-consumers.svg',
+    `${RESULTS_DIR}/drain-vs-consumers.svg`,
     lineChart(`Draining ${JOBS.toLocaleString('en-US')} jobs, batch ${BATCH}`, 'consumers (connections)', 'jobs/s', [
       series('drain', 'jobq', '#1f77b4'),
       series('reference', 'plain SKIP LOCKED loop', '#d62728'),

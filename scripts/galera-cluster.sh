@@ -59,18 +59,11 @@ write_config() {
   local n=$1 d gcomm=() m
   d=$(node_dir "$n")
   for m in "${NODES[@]}"; do gcomm+=("127.0.0.1:$((base + 100 + m))"); done
-  mkdir -p "$d/data"
+  mkdir -p "$d/data" "$d/tmp"
   # Small buffers: a test cluster. Galera wants row-based binary logging and interleaved
   # auto-increment locks; wsrep_auto_increment_control (on by default) makes each node hand out
   # ids with its own remainder modulo the cluster size, which jobq's lanes must cope with.
-  cat > "$d/my.cnf" <<EOF
-[mysqld]
-datadir=$d/data
-port=$(sql_port "$n")
-bind-address=127.0.0.1
-socket=$d/mysqld.sock
-pid-file=$d/mysqld.pid
-log-error=$d/error.log
+  { node_config_head "$d" "$(sql_port "$n")"; cat <<EOF
 innodb_buffer_pool_size=64M
 max_connections=200
 binlog_format=ROW
@@ -85,12 +78,12 @@ wsrep_provider_options="gmcast.listen_addr=tcp://127.0.0.1:$((base + 100 + n));i
 wsrep_sst_method=rsync
 wsrep_sst_receive_address=127.0.0.1:$((base + 300 + n))
 EOF
+  } >"$d/my.cnf"
+  [ "$(id -u)" = 0 ] && chown -R mysql:mysql "$d"
   if [ ! -d "$d/data/mysql" ]; then
     "$installer" --defaults-file="$d/my.cnf" "${run_as[@]}" --auth-root-authentication-method=normal \
       --skip-test-db --wsrep-on=OFF >"$d/install.log" 2>&1 || fail "mariadb-install-db failed for node $n; see $d/install.log"
   fi
-  [ "$(id -u)" = 0 ] && chown -R mysql:mysql "$d"
-  return 0
 }
 
 start_node() {
@@ -125,19 +118,7 @@ ensure_primary() {
   done
 }
 
-stop_node() {
-  local n=$1 signal=$2 p
-  p=$(pid "$n")
-  if [ -n "$p" ] && kill -0 "$p" 2>/dev/null; then
-    kill "-$signal" "$p"
-    wait_until 60 eval "! kill -0 $p 2>/dev/null" || fail "node $n (pid $p) did not stop within 60 s"
-  fi
-  rm -f "$(pidfile "$n")"
-}
-
-node_argument() {
-  case "${1:-}" in 1 | 2 | 3) echo "$1" ;; *) fail "say which node: 1, 2 or 3 (got \"${1:-}\")" ;; esac
-}
+stop_node() { stop_by_pidfile "$(pidfile "$1")" "$2" "node $1" || exit 1; }
 
 run_as=()
 [ "$(id -u)" = 0 ] && run_as=(--user=mysql)
@@ -150,32 +131,25 @@ case "$command" in
     for n in "${NODES[@]}"; do start_node "$n"; done
     url
     ;;
-  stop)
-    # The last node to stop is the one safe to bootstrap from; start handles either way.
-    for n in 3 2 1; do stop_node "$n" TERM; done
-    ;;
+  # The last node to stop is the one safe to bootstrap from; start handles either way.
+  stop) stop_nodes ;;
   kill-node)
-    stop_node "$(node_argument "${2:-}")" KILL
+    n=$(node_number "${2:-}") || exit 2
+    stop_node "$n" KILL
     ;;
   start-node)
-    n=$(node_argument "${2:-}")
+    n=$(node_number "${2:-}") || exit 2
     if any_running; then ensure_primary; start_node "$n"; else start_node "$n" bootstrap; fi
     ;;
   status)
-    all=0
-    for n in "${NODES[@]}"; do
-      s=$(state "$n")
-      echo "node $n: ${s:-down}$([ -n "$s" ] && echo ", $(cluster_status "$n")") (mysql://root@127.0.0.1:$(sql_port "$n"))"
-      [ "$s" = Synced ] || all=3
-    done
-    exit $all
+    describe_node() {
+      local s
+      s=$(state "$1")
+      echo "node $1: ${s:-down}$([ -n "$s" ] && echo ", $(cluster_status "$1")") (mysql://root@127.0.0.1:$(sql_port "$1"))"
+      [ "$s" = Synced ]
+    }
+    report_nodes describe_node
     ;;
-  destroy)
-    for n in 3 2 1; do stop_node "$n" TERM; done
-    rm -rf "$dir"
-    ;;
-  *)
-    sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
-    exit 2
-    ;;
+  destroy) destroy_nodes ;;
+  *) usage ;;
 esac

@@ -13,6 +13,8 @@
 #   scripts/private-server.sh destroy [PORT]   stop it and delete its data directory
 #
 # PORT defaults to 3307. The data lives in $JOBQ_PRIVATE_SERVER_DIR (default /tmp/jobq-private-server-PORT).
+# The server program is $JOBQ_SERVER_PROGRAM if set (mysql-server.sh sets it to Oracle MySQL's),
+# else the machine's mariadbd or mysqld.
 # Every private server writes a binary log (row format, server id = its port), so that a replica can
 # follow it; a replica copies only what the primary logged, so start it before creating the jobq
 # database on the primary.
@@ -34,14 +36,13 @@ log="$dir/error.log"
 # shellcheck source=scripts/server-helpers.sh
 source "$(dirname "$0")/server-helpers.sh"
 
-server=$(find_binary mariadbd mysqld) || { echo "private-server: neither mariadbd nor mysqld is installed" >&2; exit 1; }
+server=${JOBQ_SERVER_PROGRAM:-$(find_binary mariadbd mysqld)} || { echo "private-server: neither mariadbd nor mysqld is installed" >&2; exit 1; }
 client=$(find_binary mariadb mysql) || { echo "private-server: no mariadb/mysql client is installed" >&2; exit 1; }
 run_as=()
 [ "$(id -u)" = 0 ] && run_as=(--user=mysql)
 
 sql() { "$client" -uroot -h127.0.0.1 -P"$1" --connect-timeout=1 -N -B -e "$2"; }
 answers() { sql "$port" 'SELECT 1' >/dev/null 2>&1; }
-pid() { [ -f "$pidfile" ] && cat "$pidfile" || true; }
 
 initialise() {
   [ -d "$data/mysql" ] && return 0
@@ -55,16 +56,18 @@ initialise() {
   fi
 }
 
-stopped() { local p; p=$(pid); [ -z "$p" ] || ! kill -0 "$p" 2>/dev/null; }
-
+# A temporary folder of its own: a server that starts deletes every "#sql" file in its tmpdir,
+# and in a shared /tmp those include the temporary tables other servers are using. No X Protocol
+# (MySQL's, on port 33060 for every instance; MariaDB ignores the loose- option).
 start_server() {
   initialise
+  mkdir -p "$dir/tmp"
+  [ "$(id -u)" = 0 ] && chown mysql:mysql "$dir/tmp"
   local gtid=()
   "$server" --version | grep -qi mariadb || gtid=(--gtid-mode=ON --enforce-gtid-consistency=ON)
-  # Small buffers: it is a test server.
   "$server" --no-defaults --datadir="$data" --port="$port" --bind-address=127.0.0.1 --socket="$socket" \
-    --pid-file="$pidfile" --log-error="$log" "${run_as[@]}" --innodb-buffer-pool-size=64M \
-    --max-connections=200 --server-id="$port" --log-bin=binlog --binlog-format=ROW "${gtid[@]}" "$@" >/dev/null 2>&1 &
+    --pid-file="$pidfile" --log-error="$log" --tmpdir="$dir/tmp" "${run_as[@]}" \
+    --max-connections=200 --server-id="$port" --log-bin=binlog --binlog-format=ROW "${gtid[@]}" --loose-mysqlx=OFF "$@" >/dev/null 2>&1 &
   disown || true
   wait_until 60 answers || { echo "private-server: no answer on port $port within 60 s; see $log" >&2; exit 1; }
 }
@@ -101,12 +104,7 @@ case "$command" in
     echo "mysql://root@127.0.0.1:$port"
     ;;
   stop | kill)
-    p=$(pid)
-    if [ -n "$p" ] && kill -0 "$p" 2>/dev/null; then
-      kill "$([ "$command" = kill ] && echo -KILL || echo -TERM)" "$p"
-      wait_until 60 stopped || { echo "private-server: pid $p did not stop within 60 s" >&2; exit 1; }
-    fi
-    rm -f "$pidfile"
+    stop_by_pidfile "$pidfile" "$([ "$command" = kill ] && echo KILL || echo TERM)" "private-server: the server on port $port" || exit 1
     ;;
   status)
     if answers; then echo "running: mysql://root@127.0.0.1:$port (data in $data)"; else echo "not running (data in $data)"; exit 3; fi
@@ -115,8 +113,5 @@ case "$command" in
     "$0" stop "$port"
     rm -rf "$dir"
     ;;
-  *)
-    sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
-    exit 2
-    ;;
+  *) usage ;;
 esac

@@ -20,3 +20,64 @@ wait_until() {
   done
   return 1
 }
+
+# stop_by_pidfile PIDFILE SIGNAL WHAT: sends SIGNAL (TERM, KILL) to the process in PIDFILE if it
+# runs, waits up to 60 s for it to end and removes the file; fails with a line naming WHAT.
+stop_by_pidfile() {
+  local file=$1 signal=$2 what=$3 p
+  p=$([ -f "$file" ] && cat "$file" || true)
+  if [ -n "$p" ] && kill -0 "$p" 2>/dev/null; then
+    kill "-$signal" "$p"
+    wait_until 60 eval "! kill -0 $p 2>/dev/null" || { echo "$what (pid $p) did not stop within 60 s" >&2; return 1; }
+  fi
+  rm -f "$file"
+}
+
+# node_config_head DIR PORT: the lines every local cluster node's my.cnf starts with: its folder,
+# its port on 127.0.0.1, its socket, logs and tmpdir.
+node_config_head() {
+  local d=$1 port=$2
+  cat <<EOF
+[mysqld]
+datadir=$d/data
+port=$port
+bind-address=127.0.0.1
+socket=$d/mysqld.sock
+pid-file=$d/mysqld.pid
+log-error=$d/error.log
+# Its own: a starting server deletes every "#sql" file in its tmpdir, other servers' included.
+tmpdir=$d/tmp
+EOF
+}
+
+# report_nodes DESCRIBE: for each of the cluster's nodes, DESCRIBE N prints its line and fails when
+# the node is not usable; exits 0 when every node is, else 3.
+report_nodes() {
+  local n all=0
+  for n in "${NODES[@]}"; do "$1" "$n" || all=3; done
+  exit $all
+}
+
+# stop_nodes: stops the cluster's nodes, 3, 2, then 1, with the calling script's stop_node.
+stop_nodes() {
+  local n
+  for n in 3 2 1; do stop_node "$n" TERM; done
+}
+
+# destroy_nodes: stops the cluster's nodes and deletes their folder ($dir).
+destroy_nodes() {
+  stop_nodes
+  rm -rf "$dir"
+}
+
+# node_number ARG: ARG when it names one of a cluster's 3 nodes; else a line saying so, and failure.
+node_number() {
+  case "${1:-}" in 1 | 2 | 3) echo "$1" ;; *) echo "say which node: 1, 2 or 3 (got \"${1:-}\")" >&2; return 1 ;; esac
+}
+
+# usage: the calling script's header comment (its lines after #! up to the first that is no
+# comment), on stderr; exits 2.
+usage() {
+  sed -n '2,/^[^#]/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}

@@ -1,6 +1,6 @@
 /**
  * Every failure jobq expects to meet carries an exit code, so the CLI can print one line and scripts
- * can tell "you typed it wrong" from "the server is down". The table is documented in the README.
+ * can tell "you typed it wrong" from "the server is down". The table is documented in docs/cli.md.
  */
 export const ExitCode = {
   ok: 0,

@@ -1,10 +1,13 @@
 /**
  * jobq's library API: a job queue in a MySQL/MariaDB table. The `jobq` command is built on it.
- * See examples/readme-example.mjs and the README's "Library" section.
+ * See examples/readme-example.mjs and docs/library.md.
  */
-export { JobQueue, DEFAULT_TABLE } from './queue/job-queue.js';
-export type { EnqueueOptions, FailOptions, JobQueueOptions, SettleOptions, SetupOptions, SetupResult } from './queue/job-queue.js';
+export { JobQueue } from './job-queue.js';
+export type { JobQueueOptions } from './job-queue.js';
+export type { FailOptions, SettleOptions } from './claim/direct-claims.js';
+export type { SetupOptions, SetupResult } from './queue/setup.js';
 export type { CancelResult } from './queue/cancel.js';
+export type { EnqueueOptions } from './queue/enqueue.js';
 export type { PruneOptions, PruneResult } from './queue/prune.js';
 export type { Schedule, ScheduledJob, ScheduleOptions } from './queue/schedules.js';
 export { Worker } from './worker/worker.js';
@@ -12,7 +15,6 @@ export type { FailureInfo, RunInfo, StopOptions, WorkerCounters } from './worker
 export type { WorkerOptions } from './worker/options.js';
 export type {
   AnyTasks,
-  CandidatePick,
   Claim,
   ClaimOptions,
   ClaimedJob,
@@ -33,9 +35,9 @@ export type {
   TaskMap,
   UntypedNewJob,
 } from './queue/types.js';
-export { CANDIDATE_PICKS, JOB_STATUSES, MAX_PAYLOAD_BYTES } from './queue/types.js';
-export { DEFAULTS, MAX_BATCH_SIZE } from './queue/defaults.js';
+export { JOB_STATUSES, MAX_PAYLOAD_BYTES } from './queue/types.js';
+export { DEFAULT_TABLE, DEFAULTS, MAX_BATCH_SIZE } from './config/defaults.js';
 export { CURRENT_SCHEMA_VERSION } from './queue/sql/schema.js';
 export { ExitCode, JobqError } from './errors.js';
-export type { ConnectionEvent } from './db/database.js';
+export type { ConnectionEvent } from './db/connection-events.js';
 export type { ServerVersion } from './db/server-version.js';

@@ -18,13 +18,20 @@ test('a worker frozen past its lease: its handler is signalled, it reports the j
   const events = async (pid: number) => (await db.rows<{ what: string }>('SELECT what FROM events WHERE pid = ?', [pid])).map((row) => row.what);
   await waitUntil(async () => (await events(frozen.pid)).includes(`started ${id}`), 'the handler runs');
   process.kill(frozen.pid, 'SIGSTOP'); // a VM pause, a debugger, an event loop blocked: the lease is not renewed
-  await sleep(2500);
-  // Another worker takes the job once its lease has run out, and completes it.
-  const other = queue.work(async () => undefined, { leaseSeconds: 30 });
-  const completedByOther: number[] = [];
-  other.on('completed', (job) => completedByOther.push(job.id));
-  await waitUntil(() => completedByOther.includes(id), 'the other worker runs the job');
-  await other.stop();
+  try {
+    await sleep(2500);
+    // Another worker takes the job once its lease has run out, and completes it.
+    const other = queue.work(async () => undefined, { leaseSeconds: 30 });
+    const completedByOther: number[] = [];
+    other.on('completed', (job) => completedByOther.push(job.id));
+    await waitUntil(() => completedByOther.includes(id), 'the other worker runs the job');
+    await other.stop();
+  } catch (error) {
+    // A worker left stopped keeps its connections, and with them its open transaction's locks:
+    // the test database could not be dropped after.
+    frozen.kill('SIGKILL');
+    throw error;
+  }
   process.kill(frozen.pid, 'SIGCONT');
   await frozen.waitFor(new RegExp(`worker 1: warning: job ${id}: its lease ran out while its handler ran`));
   await waitUntil(async () => (await events(frozen.pid)).length === 2, 'the frozen handler returns');

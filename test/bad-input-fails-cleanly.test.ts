@@ -1,27 +1,24 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { JobQueue } from '../src/index.js';
-import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
+import { SERVER_ADDRESS, SERVER_URL } from './helpers/test-database.js';
 import { runCli } from './helpers/run-cli.js';
-import { prefill } from './helpers/queue-fixtures.js';
+import { databaseForTests, prefill } from './helpers/queue-fixtures.js';
 
 const HANDLERS = fileURLToPath(new URL('../../test/fixtures/', import.meta.url));
 
-let db: TestDatabase;
-before(async () => {
-  db = await createTestDatabase();
+const db = databaseForTests(async (db) => {
   await prefill(db.url, 10);
   await db.admin.query('CREATE TABLE not_jobs (id INT PRIMARY KEY, note TEXT)');
 });
-after(async () => db.drop());
 
 const deep = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
 const cases: Array<{ name: string; args: () => string[]; input?: string | Buffer; code: number; stderr: RegExp }> = [
   { name: 'a table name that is not an identifier', args: () => ['stats', '--table', 'jobs; DROP TABLE x', '--database-url', db.url], code: 2, stderr: /^jobq: invalid table name "jobs; DROP TABLE x": use 1-64 letters, digits or _ \(not digits only\)$/ },
   { name: 'a malformed URL', args: () => ['stats', '--database-url', 'localhost:3306/jobq'], code: 2, stderr: /^jobq: invalid database URL "localhost:3306\/jobq": scheme must be mysql:, not localhost: \(expected mysql:\/\/user:password@host:3306\/database, or host1:3306,host2:3306 for several servers\)$/ },
   { name: 'a replica URL without a database', args: () => ['start-processing', '--replica-url', 'mysql://root@127.0.0.1:3306', '--database-url', db.url], code: 2, stderr: /^jobq: invalid replica URL "mysql:\/\/root@127\.0\.0\.1:3306": no database name after the host/ },
-  { name: 'a replica lag bound of zero', args: () => ['work', '--handler', HANDLERS + 'email-handlers.mjs', '--replica-max-lag', '0', '--database-url', db.url], code: 2, stderr: /^error: option '--replica-max-lag <seconds>' argument '0' is invalid\. expected a number from 0\.001 to 86400/ },
+  { name: 'a replica lag bound of zero', args: () => ['work', '--handler', HANDLERS + 'email-handlers.mjs', '--replica-max-lag', '0', '--database-url', db.url], code: 2, stderr: /^error: option '--replica-max-lag <seconds>' argument '0' is invalid\. expected a number of seconds from 0\.001 to 86400/ },
   { name: 'a bad server in a list', args: () => ['stats', '--database-url', 'mysql://root@127.0.0.1:3306,bad host/jobq'], code: 2, stderr: /^jobq: invalid database URL .*: "bad host" is not a host\[:port\]/ },
   {
     name: 'a list of servers none of which answers',
@@ -31,8 +28,8 @@ const cases: Array<{ name: string; args: () => string[]; input?: string | Buffer
   },
   { name: 'a URL without a database', args: () => ['stats', '--database-url', 'mysql://root@127.0.0.1:3306'], code: 2, stderr: /^jobq: invalid database URL .*: no database name after the host/ },
   { name: 'an unreachable server', args: () => ['stats', '--database-url', 'mysql://root@127.0.0.1:1/jobq'], code: 3, stderr: /^jobq: cannot connect to the server at 127\.0\.0\.1:1: connection refused; is MySQL\/MariaDB running there\?/ },
-  { name: 'a wrong password', args: () => ['stats', '--database-url', `mysql://jobq_nobody:wrong@127.0.0.1:3306/${db.name}`], code: 3, stderr: /^jobq: access denied for user "jobq_nobody" at 127\.0\.0\.1:3306; check the user and password in --database-url$/ },
-  { name: 'an unknown database', args: () => ['stats', '--database-url', 'mysql://root@127.0.0.1:3306/jobq_no_such_db'], code: 3, stderr: /^jobq: database "jobq_no_such_db" does not exist at 127\.0\.0\.1:3306; run "jobq setup-tables" to create it$/ },
+  { name: 'a wrong password', args: () => ['stats', '--database-url', `mysql://jobq_nobody:wrong@${SERVER_ADDRESS}/${db.name}`], code: 3, stderr: new RegExp(`^jobq: access denied for user "jobq_nobody" at ${SERVER_ADDRESS}; check the user and password in --database-url$`) },
+  { name: 'an unknown database', args: () => ['stats', '--database-url', `${SERVER_URL}/jobq_no_such_db`], code: 3, stderr: new RegExp(`^jobq: database "jobq_no_such_db" does not exist at ${SERVER_ADDRESS}; run "jobq setup-tables" to create it$`) },
   { name: 'a missing table', args: () => ['start-processing', '--table', 'missing', '--database-url', db.url], code: 5, stderr: /^jobq: table "missing" does not exist in database "\w+"; run "jobq setup-tables" first$/ },
   { name: 'a table of the wrong shape', args: () => ['start-processing', '--table', 'not_jobs', '--database-url', db.url], code: 5, stderr: /^jobq: table "not_jobs" in database "\w+" was not made by jobq \(columns: id,note\); pick another --table or drop it$/ },
   { name: 'a non-numeric flag', args: () => ['start-processing', '--consumers', 'ten', '--database-url', db.url], code: 2, stderr: /^error: option '-c, --consumers <n>' argument 'ten' is invalid\. expected a whole number from 0 to 64, got "ten"\./ },
@@ -101,7 +98,7 @@ for (const { name, args, input, code, stderr } of cases) {
 }
 
 test('a password holding a literal @ is never printed, not even in part', async () => {
-  const result = await runCli(['stats', '--database-url', 'mysql://jobq_nobody:p@ss-w0rd@127.0.0.1:3306/jobq']);
+  const result = await runCli(['stats', '--database-url', `mysql://jobq_nobody:p@ss-w0rd@${SERVER_ADDRESS}/jobq`]);
   assert.equal(result.code, 3, result.stderr);
   assert.ok(!/ss-w0rd|p@ss/.test(result.stderr + result.stdout), result.stderr);
 });

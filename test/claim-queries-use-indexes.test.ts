@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { quoteIdentifier } from '../src/config/identifiers.js';
 import { JobQueue } from '../src/index.js';
-import * as claimSql from '../src/queue/sql/claim.js';
-import * as completeSql from '../src/queue/sql/complete.js';
-import * as pauseSql from '../src/queue/sql/pause.js';
+import { randomPrefixRange } from '../src/demo/demo-jobs.js';
+import * as claimSql from '../src/claim/sql/claim.js';
+import * as completeSql from '../src/claim/sql/complete.js';
+import * as pauseSql from '../src/claim/sql/pause.js';
 import * as pruneSql from '../src/queue/sql/prune.js';
 import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
 import { prefill } from './helpers/queue-fixtures.js';
@@ -25,8 +26,7 @@ interface PlanRow {
   Extra: string | null;
 }
 
-/** EXPLAIN with the placeholders filled by the driver, exactly as jobq sends them. */
-const explain = (sql: string, values: readonly unknown[]) => db.rows<PlanRow>(`EXPLAIN ${sql}`, [...values]);
+const explain = (sql: string, values: readonly unknown[]) => db.explain<PlanRow>(sql, values);
 const tableRows = (plan: PlanRow[]) => plan.filter((row) => row.table === 'jobs' || row.table === 'j');
 
 /** A read that stops after its LIMIT: a range (or the one-value range `ref`) in index order, no filesort. */
@@ -48,7 +48,7 @@ test('the oldest-first candidate query reads (status, priority, run_after) range
 });
 
 test("the article's random-prefix candidate query reads a (status, d) range", async () => {
-  const plan = tableRows(await explain(...claimSql.candidatesByPrefix(table, 'a%', { index: 3, count: 10 }, 100)));
+  const plan = tableRows(await explain(...claimSql.candidatesPreferred(table, { ...randomPrefixRange(), values: ['a%'] }, { index: 3, count: 10 }, 100)));
   assert.deepEqual(plan.map((row) => row.key), ['status_priority_run_after', 'status_d', 'status_priority_run_after']);
   assert.equal(plan[1]!.type, 'range');
   for (const row of [plan[0]!, plan[2]!]) assertIndexOrderRead(row, 'status_priority_run_after');

@@ -1,24 +1,22 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { JobQueue } from '../src/index.js';
 import { parseServerVersion } from '../src/db/server-version.js';
 import { CURRENT_SCHEMA_VERSION, MIGRATIONS } from '../src/queue/sql/schema.js';
-import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
+import { databaseForTests } from './helpers/queue-fixtures.js';
 import { runCli } from './helpers/run-cli.js';
+import { quoteIdentifier } from '../src/config/identifiers.js';
 
-let db: TestDatabase;
-before(async () => {
-  db = await createTestDatabase();
+const db = databaseForTests(async (db) => {
   // The table as the core version (schema 2) left it, with jobs in every state.
   const [{ version }] = await db.rows<{ version: string }>('SELECT VERSION() AS version');
-  for (const migration of MIGRATIONS.filter((m) => m.version <= 2)) await db.admin.query(migration.sql('`jobs`', parseServerVersion(version)), migration.values?.('jobs'));
+  for (const migration of MIGRATIONS.filter((m) => m.version <= 2)) await db.admin.query(migration.sql(quoteIdentifier('jobs'), parseServerVersion(version)), migration.values?.('jobs'));
   await db.admin.query("INSERT INTO jobs (d, e, job_key, status) VALUES ('a', 'b', 'k1', 'unclaimed'), ('c', 'd', 'k2', 'done'), ('e', 'f', 'k3', 'failed')");
   // ...and one held by a consumer that died: its lease ran out a minute ago.
   await db.admin.query(
     "INSERT INTO jobs (d, e, job_key, status, owner_id, owner_date, claim_token, run_after) VALUES ('g', 'h', 'k4', 'claimed', 7, NOW(6), X'0102', NOW(6) - INTERVAL 1 MINUTE)",
   );
 });
-after(async () => db.drop());
 
 test('setup-tables migrates a core-version table in place, keeping its rows', async () => {
   const stats = await runCli(['stats', '--database-url', db.url]);

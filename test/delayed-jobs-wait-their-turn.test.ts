@@ -14,7 +14,6 @@ test('a delayed job is not handed out before its time, then it is', async () => 
 
   assert.equal((await context.queue.claim({ batchSize: 10 })).jobs.length, 0, 'not claimable by oldest-first');
   assert.equal((await context.queue.claim({ batchSize: 10, kinds: ['later'] })).jobs.length, 0, 'not claimable by kind');
-  assert.equal((await context.queue.claim({ batchSize: 10, pick: 'random-prefix' })).jobs.length, 0, 'not claimable by prefix');
   assert.equal((await context.queue.stats()).counts.unclaimed, 1);
 
   await sleep(Math.max(0, 2100 - (Date.now() - startedAt)));

@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
+import { test } from 'node:test';
 import { duplicates, parseClaimLines, runCli } from './helpers/run-cli.js';
-import { prefill } from './helpers/queue-fixtures.js';
+import { databaseForTests, prefill } from './helpers/queue-fixtures.js';
 
-let db: TestDatabase;
-before(async () => (db = await createTestDatabase()));
-after(async () => db.drop());
+const db = databaseForTests();
 
 for (const pick of ['random-prefix', 'oldest']) {
   test(`10 consumers (--pick ${pick}) drain 20,000 queued jobs, each exactly once`, async () => {

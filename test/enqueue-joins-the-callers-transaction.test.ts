@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import mysql from 'mysql2/promise';
 import { JobQueue } from '../src/index.js';
-import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
+import { createTestDatabase, serverConnectionOptions, type TestDatabase } from './helpers/test-database.js';
 
 let db: TestDatabase;
 let queue: JobQueue;
@@ -12,8 +12,8 @@ before(async () => {
   queue = await JobQueue.open(db.url);
   await queue.setup();
   await db.admin.query('CREATE TABLE orders (id INT AUTO_INCREMENT PRIMARY KEY, item VARCHAR(50) NOT NULL)');
-  // The application's own pool, on its own default database: jobq names its table in full.
-  app = mysql.createPool({ host: '127.0.0.1', user: 'root', database: 'test', connectionLimit: 2 });
+  // The application's own pool, with no default database: jobq names its table in full.
+  app = mysql.createPool({ ...serverConnectionOptions(), connectionLimit: 2 });
 });
 after(async () => {
   await app.end();

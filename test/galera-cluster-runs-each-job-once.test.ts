@@ -2,22 +2,25 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test, type TestContext } from 'node:test';
-import { GaleraCluster } from './helpers/galera-cluster.js';
+import { LocalCluster } from './helpers/local-cluster.js';
+import { clusterQueues, queueContract } from './helpers/queue-contract.js';
 import { prefill } from './helpers/queue-fixtures.js';
 import { duplicates, parseClaimLines, runCli, startCli, type CliResult } from './helpers/run-cli.js';
+import { ON_MARIADB } from './helpers/test-database.js';
 
 // Galera's row locks are local to a node: two nodes can claim the same job, and the one that
 // commits second loses certification (1213 at COMMIT). These tests run jobq with its processes
 // spread over the three nodes of a real cluster and check that no job is lost or handled twice.
 
-const cluster = new GaleraCluster();
+const cluster = LocalCluster.galera();
 let unavailable: string | undefined;
 const NOOP_HANDLER = fileURLToPath(new URL('../../scripts/bench/noop-handler.mjs', import.meta.url));
 /** Conflicts as the nodes count them: write sets that failed certification, and local transactions aborted for a replicated one. */
 const CONFLICT_COUNTERS = ['wsrep_local_cert_failures', 'wsrep_local_bf_aborts', 'Innodb_deadlocks'];
 
 before(async () => {
-  unavailable = await cluster.start();
+  // Galera ships with MariaDB; with the suite on MySQL, Group Replication's tests take its place.
+  unavailable = ON_MARIADB ? await cluster.start() : 'Galera runs with MariaDB; this run is on MySQL';
 });
 after(async () => {
   if (unavailable === undefined) await cluster.script('destroy');
@@ -26,18 +29,6 @@ after(async () => {
 const skipped = (t: TestContext) => (unavailable === undefined ? false : (t.skip(unavailable), true));
 
 const retriedTransactions = (result: CliResult) => Number(/^retried transactions = (\d+) /m.exec(result.stdout)?.[1] ?? 0);
-
-/** Rows of the jobs table by status, read on node N. */
-async function statusCounts(node: number, database: string): Promise<{ total: number; done: number; claimedOnce: number }> {
-  const connection = await cluster.connect(node, database);
-  try {
-    const [rows] = await connection.query("SELECT COUNT(*) AS total, SUM(status = 'done') AS done, SUM(attempts = 1) AS claimedOnce FROM jobs");
-    const row = (rows as Array<Record<string, string>>)[0]!;
-    return { total: Number(row.total), done: Number(row.done), claimedOnce: Number(row.claimedOnce) };
-  } finally {
-    await connection.end();
-  }
-}
 
 /** Ids of the jobs table, read on node N. */
 async function tableIds(node: number, database: string): Promise<number[]> {
@@ -92,7 +83,7 @@ test('2 generators and 10 consumers spread over 3 nodes for 20 s, then a drain: 
   assert.ok(generated > 5000, `the generators made jobs through the cluster: ${generated}`);
   assert.deepEqual(duplicates(claimed), [], 'no id reported claimed twice: a claim that lost certification is never reported');
   assert.deepEqual([...claimed].sort((a, b) => a - b), await tableIds(3, database), 'every job in the table was claimed');
-  assert.deepEqual(await statusCounts(3, database), { total: generated, done: generated, claimedOnce: generated });
+  assert.deepEqual(await cluster.jobCounts(3, database), { total: generated, done: generated, claimedOnce: generated });
 
   // Every certification failure reaches a client as 1213 and is retried and counted. A local
   // transaction aborted for a replicated write set is retried too, unless Galera replayed it
@@ -111,15 +102,17 @@ test('jobq work on nodes 2 and 3 at once drains jobs enqueued on node 1: each ha
   assert.equal((await runCli(['setup-tables', '--database-url', cluster.url(database, [1])])).code, 0);
   await prefill(cluster.url(database, [1]), 20_000);
   const work = (first: number) =>
-    runCli(['work', '--handler', NOOP_HANDLER, '--once', '--consumers', '4', '--keep-done', '--database-url', cluster.url(database, [first, 1])]);
+    runCli(['work', '--handler', NOOP_HANDLER, '--once', '--processes', '4', '--keep-done', '--database-url', cluster.url(database, [first, 1])]);
   const results = await Promise.all([work(2), work(3)]);
   for (const result of results) assert.equal(result.code, 0, result.stderr);
   const summaries = results.map((result, i) => `node ${i + 2}: ${result.stdout.match(/^(jobs consumed|empty claims|retried transactions) = .*$/gm)?.join('; ')}`).join(' | ');
   t.diagnostic(summaries);
-  assert.deepEqual(await statusCounts(1, database), { total: 20_000, done: 20_000, claimedOnce: 20_000 }, `every job done, each claimed once (${summaries})`);
+  assert.deepEqual(await cluster.jobCounts(1, database), { total: 20_000, done: 20_000, claimedOnce: 20_000 }, `every job done, each claimed once (${summaries})`);
   const completed = results.map((result) => Number(/^jobs consumed = (\d+)$/m.exec(result.stdout)?.[1]));
   assert.equal(completed[0]! + completed[1]!, 20_000, `the two runs count every job once: ${summaries}`);
 });
+
+queueContract('a 3-node Galera cluster', { unavailable: () => unavailable, freshQueue: clusterQueues(cluster) });
 
 test('one node killed with SIGKILL at 10 s: its processes move to the others, nothing is lost or done twice', async (t) => {
   if (skipped(t)) return;
@@ -145,7 +138,7 @@ test('one node killed with SIGKILL at 10 s: its processes move to the others, no
   const ids = await tableIds(1, database);
   assert.equal(ids.length, generated, 'every generated job is in the table once');
   assert.deepEqual([...claimed].sort((a, b) => a - b), ids, 'every job was claimed');
-  const counts = await statusCounts(1, database);
+  const counts = await cluster.jobCounts(1, database);
   assert.equal(counts.done, generated, 'every job ended done');
   assert.equal(counts.claimedOnce, generated, 'no job was claimed twice');
   t.diagnostic(`${generated} jobs; retried ${retriedTransactions(busyResult) + retriedTransactions(drain)} transactions`);

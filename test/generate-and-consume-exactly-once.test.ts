@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
+import { test } from 'node:test';
+import { databaseForTests } from './helpers/queue-fixtures.js';
 import { duplicates, parseClaimLines, runCli } from './helpers/run-cli.js';
 
-let db: TestDatabase;
-before(async () => {
-  db = await createTestDatabase();
+const db = databaseForTests(async (db) => {
   assert.equal((await runCli(['setup-tables', '--database-url', db.url])).code, 0);
 });
-after(async () => db.drop());
 
 test('2 generators and 10 consumers: every job generated is consumed exactly once', async () => {
   // --keep-done keeps every processed row, so the table itself lists what was generated.

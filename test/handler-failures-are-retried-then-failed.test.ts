@@ -1,35 +1,31 @@
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { JobQueue } from '../src/index.js';
-import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
+import { databaseForTests } from './helpers/queue-fixtures.js';
 import { startCli } from './helpers/run-cli.js';
+import { waitUntil } from './helpers/wait.js';
 
 const HANDLER = fileURLToPath(new URL('../../test/fixtures/flaky-handler.cjs', import.meta.url));
 
-let db: TestDatabase;
-before(async () => {
-  db = await createTestDatabase();
+const db = databaseForTests(async (db) => {
   const queue = await JobQueue.open(db.url);
   await queue.setup();
   await queue.enqueueMany([1, 2, 3, 4, 5, 6].map((n) => ({ kind: 'task', payload: { n, fail: n % 3 === 0 } })));
   await queue.close();
   await db.admin.query('CREATE TABLE attempts (id BIGINT NOT NULL, attempt INT NOT NULL, at TIMESTAMP(6) NOT NULL)');
 });
-after(async () => db.drop());
 
 test('a throwing handler: its jobs are retried with growing delays and end failed with the error; the others complete', async () => {
   const run = startCli(['work', '--handler', HANDLER, '--max-attempts', '4', '--retry-delay-ms', '300', '--kind', 'task', '--database-url', db.url], {
     JOBQ_DATABASE_URL: db.url,
   });
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const [row] = await db.rows<{ failed: number }>("SELECT COUNT(*) AS failed FROM jobs WHERE status = 'failed'");
-    if (Number(row!.failed) === 2 || Date.now() > deadline) break;
-    await sleep(200);
+  const failedJobs = async () => Number((await db.rows<{ n: number }>("SELECT COUNT(*) AS n FROM jobs WHERE status = 'failed'"))[0]!.n);
+  try {
+    await waitUntil(async () => (await failedJobs()) === 2, 'both throwing jobs have failed', { everyMs: 200 });
+  } finally {
+    run.kill('SIGTERM');
   }
-  run.kill('SIGTERM');
   const result = await run.done;
   assert.equal(result.code, 0, result.stderr);
 

@@ -2,20 +2,16 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { after, before, test } from 'node:test';
-import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
-import { prefill } from './helpers/queue-fixtures.js';
+import { test } from 'node:test';
+import { databaseForTests, prefill } from './helpers/queue-fixtures.js';
 
 const WORKER = fileURLToPath(new URL('../../test/fixtures/work-until-drained.mjs', import.meta.url));
-const JOBS = 50_000;
+const JOBS = 20_000;
 
-let db: TestDatabase;
-before(async () => {
-  db = await createTestDatabase();
+const db = databaseForTests(async (db) => {
   await prefill(db.url, JOBS);
   await db.admin.query('CREATE TABLE seen (id BIGINT NOT NULL, KEY (id))');
 });
-after(async () => db.drop());
 
 test('4 worker processes with no parent in common, queue.work at concurrency 10 each: every job handled exactly once', async () => {
   const runs = Array.from({ length: 4 }, () =>

@@ -1,16 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
+import { test } from 'node:test';
 import { parseClaimLines, startCli } from './helpers/run-cli.js';
-import { prefill } from './helpers/queue-fixtures.js';
+import { databaseForTests, prefill } from './helpers/queue-fixtures.js';
 import { workerPid } from './helpers/processes.js';
 
-let db: TestDatabase;
-before(async () => {
-  db = await createTestDatabase();
+const db = databaseForTests(async (db) => {
   await prefill(db.url, 400);
 });
-after(async () => db.drop());
 
 test('kill -9 of a consumer holding a claim: its jobs are claimed again after the lease, by one consumer at a time', async () => {
   const run = startCli([

@@ -1,28 +1,25 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, test } from 'node:test';
-import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
+import { test } from 'node:test';
+import { waitUntil } from './helpers/wait.js';
 import { runCli, startCli } from './helpers/run-cli.js';
-import { prefill } from './helpers/queue-fixtures.js';
+import { databaseForTests, prefill } from './helpers/queue-fixtures.js';
 import { childProcesses, isAlive } from './helpers/processes.js';
 
-let db: TestDatabase;
-before(async () => {
-  db = await createTestDatabase();
+const db = databaseForTests(async (db) => {
   await prefill(db.url, 3000);
 });
-after(async () => db.drop());
 
 test('kill -9 of the parent and all its workers mid-run, then a new run recovers every job', async () => {
   const first = startCli(['start-processing', '-g', '0', '-c', '6', '--work-ms', '2000', '--lease', '2', '--keep-done', '--database-url', db.url]);
-  await first.waitFor(/^consumer  \d+ #records = /m);
-  await sleep(300);
+  const owners = async () => Number((await db.rows<{ n: number }>("SELECT COUNT(DISTINCT owner_id) AS n FROM jobs WHERE status = 'claimed'"))[0]!.n);
+  await waitUntil(async () => (await owners()) === 6, 'every consumer holds a batch');
   // A machine crash: nobody gets to finish a batch.
   const workers = childProcesses(first.pid).map((child) => child.pid);
   first.kill('SIGKILL');
   for (const pid of workers) process.kill(pid, 'SIGKILL');
   await first.done;
-  while (workers.some(isAlive)) await sleep(50);
+  await waitUntil(() => !workers.some(isAlive), 'the killed workers are gone');
   const [{ stranded }] = await db.rows<{ stranded: number }>("SELECT COUNT(*) AS stranded FROM jobs WHERE status = 'claimed'");
   assert.ok(Number(stranded) > 0, 'the crash left claimed jobs behind');
 
@@ -41,9 +38,7 @@ test('kill -9 of the parent alone: the workers notice, finish their batch and ex
   const workers = childProcesses(run.pid).map((child) => child.pid);
   run.kill('SIGKILL');
   await run.done;
-  const deadline = Date.now() + 10_000;
-  while (workers.some(isAlive) && Date.now() < deadline) await sleep(50);
-  assert.deepEqual(workers.filter(isAlive), [], 'no orphaned worker keeps running');
+  await waitUntil(() => !workers.some(isAlive), 'no orphaned worker keeps running', { timeoutMs: 10_000 });
   const [{ claimed }] = await db.rows<{ claimed: number }>("SELECT COUNT(*) AS claimed FROM jobs WHERE status = 'claimed'");
   assert.equal(Number(claimed), 0, 'the orphans settled their batches before leaving');
 });
@@ -51,10 +46,7 @@ test('kill -9 of the parent alone: the workers notice, finish their batch and ex
 test('kill -9 of the parent while its workers are still starting: they notice too and exit', async () => {
   const run = startCli(['start-processing', '-g', '1', '-c', '3', '--work-ms', '200', '--keep-done', '--database-url', db.url]);
   let workers: number[] = [];
-  while (workers.length < 4) {
-    await sleep(5);
-    workers = childProcesses(run.pid).map((child) => child.pid);
-  }
+  await waitUntil(() => (workers = childProcesses(run.pid).map((child) => child.pid)).length === 4, 'the workers are forked', { everyMs: 5 });
   // Forked, but loading their modules: they have not yet heard from, or listened to, the supervisor.
   run.kill('SIGKILL');
   const deadline = Date.now() + 10_000;

@@ -6,8 +6,8 @@ import { after, before, test } from 'node:test';
 import mysql from 'mysql2/promise';
 import { quoteIdentifier } from '../src/config/identifiers.js';
 import { JobQueue } from '../src/index.js';
-import * as claimSql from '../src/queue/sql/claim.js';
-import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
+import * as claimSql from '../src/claim/sql/claim.js';
+import { createTestDatabase, serverConnectionOptions, type TestDatabase } from './helpers/test-database.js';
 import { prefill } from './helpers/queue-fixtures.js';
 import { duplicates, parseClaimLines, runCli } from './helpers/run-cli.js';
 
@@ -48,7 +48,7 @@ test('setup-tables --partitions 8 partitions an existing table on id and keeps e
 
 test("EXPLAIN: a lane's candidate query reads only its partitions; locking by id touches only the ids' partitions", async () => {
   const table = quoteIdentifier('jobs');
-  const explain = (sql: string, values: readonly unknown[]) => db.rows<{ table: string | null; partitions: string | null; key: string | null; type: string }>(`EXPLAIN PARTITIONS ${sql}`, [...values]);
+  const explain = (sql: string, values: readonly unknown[]) => db.explain<{ table: string | null; partitions: string | null; key: string | null; type: string }>(sql, values);
   const plan = await explain(...claimSql.candidatesOldest(table, {}, { index: 3, count: 8, partitions: 8 }, 100));
   const lane = plan.filter((row) => row.table === 'jobs' && row.partitions === 'p3');
   assert.equal(lane.length, 1, `one read of partition p3 alone: ${JSON.stringify(plan)}`);
@@ -103,8 +103,8 @@ test('writers racing with the same keys: each key queued exactly once', async ()
 });
 
 test("enqueue inside the caller's transaction on a partitioned table: rollback leaves nothing, commit one job", async () => {
-  // The application's own connection, on its own default database: jobq names its tables in full.
-  const app = await mysql.createConnection({ host: '127.0.0.1', user: 'root', database: 'test' });
+  // The application's own connection, with no default database: jobq names its tables in full.
+  const app = await mysql.createConnection(serverConnectionOptions());
   try {
     await app.beginTransaction();
     await queue.enqueue({ kind: 'mail', key: 'order-1' }, { connection: app });

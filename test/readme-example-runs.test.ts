@@ -3,21 +3,21 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { after, before, test } from 'node:test';
-import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
+import { test } from 'node:test';
+import { README_EXAMPLE_OUTPUT } from './helpers/readme-example.js';
+import { databaseForTests } from './helpers/queue-fixtures.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/readme-example.mjs', import.meta.url));
 const ORDER_EXAMPLE = fileURLToPath(new URL('../../examples/order-and-email.mjs', import.meta.url));
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
+const LIBRARY_GUIDE = fileURLToPath(new URL('../../docs/library.md', import.meta.url));
 
-let db: TestDatabase;
-before(async () => (db = await createTestDatabase()));
-after(async () => db.drop());
+const db = databaseForTests();
 
-test('the README shows the example files as they are', () => {
-  for (const file of [EXAMPLE, ORDER_EXAMPLE]) {
+test('the README and the library guide show the example files as they are', () => {
+  for (const [file, page] of [[EXAMPLE, README], [ORDER_EXAMPLE, LIBRARY_GUIDE]] as const) {
     const example = readFileSync(file, 'utf8');
-    assert.ok(readFileSync(README, 'utf8').includes(`\`\`\`js\n${example}\`\`\``), `README.md must quote ${file} verbatim`);
+    assert.ok(readFileSync(page, 'utf8').includes(`\`\`\`js\n${example}\`\`\``), `${page} must quote ${file} verbatim`);
   }
 });
 
@@ -35,13 +35,5 @@ test('the README example runs as written, on a database it creates, and prints w
   const fresh = `${db.name}_example`;
   t.after(async () => void (await db.admin.query(`DROP DATABASE IF EXISTS \`${fresh}\``)));
   const { stdout } = await promisify(execFile)(process.execPath, [EXAMPLE], { env: { ...process.env, JOBQ_DATABASE_URL: `${db.url}_example` } });
-  assert.equal(
-    stdout,
-    [
-      'sending to ann@example.com, attempt 1',
-      '1 completed',
-      '{ unclaimed: 1, claimed: 0, done: 0, failed: 0 }',
-      '',
-    ].join('\n'),
-  );
+  assert.equal(stdout, README_EXAMPLE_OUTPUT);
 });

@@ -12,11 +12,11 @@ const totalsByKind = async () => {
   return Object.fromEntries(stats.byKind.map((entry) => [String(entry.kind), entry.totals]));
 };
 
-test('jobq work --consumers 2 over 10,000 jobs of two kinds: the completed totals equal the jobs handled, per kind, after the rows are gone', async () => {
+test('jobq work --processes 2 over 10,000 jobs of two kinds: the completed totals equal the jobs handled, per kind, after the rows are gone', async () => {
   const { queue, db } = context;
   await db.admin.query(`CREATE TABLE \`${db.name}\`.seen (id BIGINT NOT NULL)`);
   await queue.enqueueMany(Array.from({ length: 10_000 }, (_, n) => ({ kind: n % 4 === 0 ? 'report' : 'email' })));
-  const work = await runCli(['work', '--handler', RECORD_IDS, '--consumers', '2', '--once', '--database-url', db.url], { JOBQ_DATABASE_URL: db.url });
+  const work = await runCli(['work', '--handler', RECORD_IDS, '--processes', '2', '--once', '--database-url', db.url], { JOBQ_DATABASE_URL: db.url });
   assert.equal(work.code, 0, work.stderr);
   assert.equal((await db.rows('SELECT id FROM seen')).length, 10_000);
   assert.equal((await db.rows('SELECT id FROM jobs')).length, 0, 'every job deleted');

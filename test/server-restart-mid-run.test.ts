@@ -1,53 +1,41 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
-import mysql from 'mysql2/promise';
+import { PrivateServer, privatePort } from './helpers/private-server.js';
 import { duplicates, parseClaimLines, runCli, startCli } from './helpers/run-cli.js';
 
-const run = promisify(execFile);
-const SCRIPT = fileURLToPath(new URL('../../scripts/private-server.sh', import.meta.url));
-const PORT = String(33_000 + Math.floor(Math.random() * 1000));
-const server = (command: string) => run('bash', [SCRIPT, command, PORT], { env: { ...process.env, JOBQ_PRIVATE_SERVER_DIR: `/tmp/jobq-fault-${PORT}` } });
+const server = new PrivateServer(privatePort(33_000));
 const database = `jobq_fault_${randomBytes(4).toString('hex')}`;
-const url = `mysql://root@127.0.0.1:${PORT}/${database}`;
+const url = server.url(database);
 
 before(async () => {
-  await server('start');
+  await server.start();
 });
 after(async () => {
-  await server('destroy');
+  await server.destroy();
 });
 
 test('the private server restarts mid-run: the run goes on, nothing lost or duplicated', async () => {
   assert.equal((await runCli(['setup-tables', '--database-url', url])).code, 0);
   const processing = startCli(['start-processing', '-g', '2', '-c', '10', '--jobs', '20000', '--until-empty', '--keep-done', '--work-ms', '5', '--database-url', url]);
   await processing.waitFor(/^counter = 2000$/m);
-  await server('stop');
+  await server.stop();
   await processing.waitFor(/lost the connection to the server/);
   await sleep(1500);
-  await server('start');
+  await server.start();
   await processing.waitFor(/connection is back/);
   const result = await processing.done;
 
   assert.equal(result.code, 0, result.stderr);
   assert.doesNotMatch(result.stderr, /died/);
-  const connection = await mysql.createConnection({ host: '127.0.0.1', port: Number(PORT), user: 'root', database });
-  try {
-    const [rows] = await connection.query('SELECT COUNT(DISTINCT job_key) AS keys_, COUNT(*) AS total, SUM(status = "done") AS done FROM jobs');
-    const { keys_, total, done } = (rows as Array<{ keys_: number; total: number; done: string }>)[0]!;
-    assert.equal(Number(total), 20_000, 'every generated job is in the table once (the unique key refused re-sent duplicates)');
-    assert.equal(Number(keys_), 20_000);
-    assert.equal(Number(done), 20_000, 'every job was consumed');
-    const ids = parseClaimLines(result.stdout).flatMap((claim) => claim.ids);
-    assert.deepEqual(duplicates(ids), [], 'no job was handed to two consumers');
-    assert.equal(ids.length, 20_000);
-    assert.match(result.stdout, /^jobs generated = 20000$/m);
-    assert.match(result.stdout, /^jobs consumed = 20000$/m);
-  } finally {
-    await connection.end();
-  }
+  const [{ keys_, total, done }] = await server.query<{ keys_: number; total: number; done: string }>(`SELECT COUNT(DISTINCT job_key) AS keys_, COUNT(*) AS total, SUM(status = 'done') AS done FROM ${database}.jobs`);
+  assert.equal(Number(total), 20_000, 'every generated job is in the table once (the unique key refused re-sent duplicates)');
+  assert.equal(Number(keys_), 20_000);
+  assert.equal(Number(done), 20_000, 'every job was consumed');
+  const ids = parseClaimLines(result.stdout).flatMap((claim) => claim.ids);
+  assert.deepEqual(duplicates(ids), [], 'no job was handed to two consumers');
+  assert.equal(ids.length, 20_000);
+  assert.match(result.stdout, /^jobs generated = 20000$/m);
+  assert.match(result.stdout, /^jobs consumed = 20000$/m);
 });

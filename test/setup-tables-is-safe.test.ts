@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { CURRENT_SCHEMA_VERSION } from '../src/queue/sql/schema.js';
-import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
+import { databaseForTests } from './helpers/queue-fixtures.js';
 import { runCli } from './helpers/run-cli.js';
 
-let db: TestDatabase;
-before(async () => (db = await createTestDatabase()));
-after(async () => db.drop());
+const db = databaseForTests();
 
 test('setup-tables creates the table once and is harmless when repeated', async () => {
   const first = await runCli(['setup-tables', '--database-url', db.url]);

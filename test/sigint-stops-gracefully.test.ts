@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
+import { test } from 'node:test';
+import { databaseForTests } from './helpers/queue-fixtures.js';
 import { duplicates, parseClaimLines, startCli } from './helpers/run-cli.js';
 
-let db: TestDatabase;
-before(async () => (db = await createTestDatabase()));
-after(async () => db.drop());
+const db = databaseForTests();
 
 test('SIGINT mid-run: consumers finish their batch, summary printed, exit 0, nothing left claimed', async () => {
   const args = ['start-processing', '--work-ms', '300', '--keep-done', '--database-url', db.url];
@@ -27,6 +25,6 @@ test('SIGINT mid-run: consumers finish their batch, summary printed, exit 0, not
   assert.deepEqual(duplicates(ids), []);
   const done = await db.rows<{ id: number }>("SELECT id FROM jobs WHERE status = 'done'");
   assert.deepEqual(done.map((row) => Number(row.id)).sort((a, b) => a - b), ids.sort((a, b) => a - b));
-  const [{ generated }] = await db.rows<{ generated: number }>('SELECT COUNT(*) AS generated FROM jobs');
-  assert.match(result.stdout, new RegExp(`^jobs generated = ${generated}$`, 'm'), 'generators committed what they counted');
+  const [{ queued }] = await db.rows<{ queued: number }>('SELECT COUNT(*) AS queued FROM jobs');
+  assert.match(result.stdout, new RegExp(`^jobs generated = ${queued}$`, 'm'), 'generators committed what they counted');
 });

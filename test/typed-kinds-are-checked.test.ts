@@ -4,9 +4,9 @@
  * that stops compiling. At run time it checks that typed jobs travel as typed.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { JobQueue, type Job } from '../src/index.js';
-import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
+import { databaseForTests } from './helpers/queue-fixtures.js';
 
 type Tasks = {
   email: { to: string; subject?: string };
@@ -56,9 +56,7 @@ export function typeChecks(queue: JobQueue<Tasks>, untyped: JobQueue): void {
   });
 }
 
-let db: TestDatabase;
-before(async () => (db = await createTestDatabase()));
-after(async () => db.drop());
+const db = databaseForTests();
 
 test('a typed queue hands each handler its own kind with its payload', async () => {
   const queue = await JobQueue.open<Tasks>(db.url);

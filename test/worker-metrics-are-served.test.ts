@@ -40,10 +40,10 @@ test('jobq work --metrics-port: the worker counts and times the jobs it handled'
   }
 });
 
-test('jobq work --consumers 2 --metrics-port: each process serves its own, and together they count every job', async () => {
+test('jobq work --processes 2 --metrics-port: each process serves its own, and together they count every job', async () => {
   const { queue, db } = context;
   await queue.enqueueMany(Array.from({ length: 60 }, () => ({ kind: 'email' })));
-  const run = startCli(['work', '--handler', EMAIL_HANDLERS, '--consumers', '2', '--metrics-port', '0', '--database-url', db.url]);
+  const run = startCli(['work', '--handler', EMAIL_HANDLERS, '--processes', '2', '--metrics-port', '0', '--database-url', db.url]);
   try {
     const first = (await run.waitFor(/^worker 1: metrics on (http:\/\/127\.0\.0\.1:\d+\/metrics)$/m))[1]!;
     const second = (await run.waitFor(/^worker 2: metrics on (http:\/\/127\.0\.0\.1:\d+\/metrics)$/m))[1]!;

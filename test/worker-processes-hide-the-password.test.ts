@@ -34,7 +34,7 @@ function commandLines(pid: number): string[] {
 }
 
 for (const [name, args, children] of [
-  ['work --consumers 2', ['work', '--handler', HANDLER, '--consumers', '2'], 2],
+  ['work --consumers 2 (the old name of --processes)', ['work', '--handler', HANDLER, '--consumers', '2'], 2],
   ['start-processing', ['start-processing', '-g', '1', '-c', '2', '-q'], 3],
 ] as const) {
   test(`${name} with a password in $JOBQ_DATABASE_URL: no process shows it on its command line`, async () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import { queueForTests } from './helpers/queue-fixtures.js';
+import { waitUntil } from './helpers/wait.js';
 
 const context = queueForTests();
 
@@ -18,7 +19,7 @@ test('stop() mid-run: running jobs finish and are settled, prefetched ones go ba
     },
     { concurrency: 4, batchSize: 50 },
   );
-  while (handled.length < 20) await sleep(5);
+  await waitUntil(() => handled.length >= 20, '20 jobs are handled', { everyMs: 5 });
   await worker.stop();
   assert.equal(new Set(handled).size, handled.length, 'no job handled twice');
   const counts = await statusCounts();
@@ -51,7 +52,7 @@ test('stop({ timeoutMs }) aborts handlers that run too long; their jobs are retr
       }),
   });
   // Claimed is not enough: a job claimed but not started is released at once, not aborted.
-  while (!started) await sleep(10);
+  await waitUntil(() => started, 'the handler runs', { everyMs: 10 });
   await worker.stop({ timeoutMs: 100 });
   assert.ok(aborted, 'the handler saw its signal fire');
   const [row] = await context.db.rows<{ status: string; last_error: string }>("SELECT status, last_error FROM jobs WHERE kind = 'slow'");

@@ -1,6 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import type mysql from 'mysql2/promise';
 import { childProcesses } from '../../test/helpers/processes.js';
+import { deadlocksSoFar } from '../../test/helpers/server-counters.js';
 
 /** Server counters a scenario is judged by, read before and after it. */
 export interface ServerCounters {
@@ -34,10 +35,13 @@ export async function serverPid(admin: mysql.Connection): Promise<number | undef
 
 /** Reads the deadlock and lock-wait counters and the server's CPU time. */
 export async function readServerCounters(admin: mysql.Connection): Promise<ServerCounters> {
-  const [rows] = await admin.query("SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_deadlocks', 'Innodb_row_lock_waits')");
-  const status = Object.fromEntries((rows as Array<{ Variable_name: string; Value: string }>).map((r) => [r.Variable_name, Number(r.Value)]));
+  const [rows] = await admin.query("SHOW GLOBAL STATUS LIKE 'Innodb_row_lock_waits'");
   const pid = await serverPid(admin);
-  return { deadlocks: status.Innodb_deadlocks ?? NaN, rowLockWaits: status.Innodb_row_lock_waits ?? 0, cpuSeconds: pid === undefined ? NaN : cpuSecondsOf(pid) };
+  return {
+    deadlocks: await deadlocksSoFar(admin),
+    rowLockWaits: Number((rows as Array<{ Value: string }>)[0]?.Value ?? 0),
+    cpuSeconds: pid === undefined ? NaN : cpuSecondsOf(pid),
+  };
 }
 
 /** CPU seconds (user + system) a process has used, from /proc. */

@@ -1,15 +1,26 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { DEFAULT_DATABASE_URL, DATABASE_URL_ENV } from '../config/database-url.js';
+import { DEFAULT_TABLE } from '../config/defaults.js';
+import { describeRange, inRange, OPTIONS, type NumberOption, type NumberRange } from '../config/options.js';
 
 /** A commander parser for a number in [min, max]; `integer` refuses fractions. */
 export function numberIn(min: number, max: number, integer = true): (value: string) => number {
+  return parserFor({ min, max, integer });
+}
+
+/** A commander parser that takes what the rule takes. */
+function parserFor(option: NumberRange): (value: string) => number {
   return (value: string) => {
-    const n = Number(value);
-    if (value.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min || n > max) {
-      throw new InvalidArgumentError(`expected ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}, got ${JSON.stringify(value)}.`);
-    }
+    const n = value.trim() === '' ? Number.NaN : Number(value);
+    if (!inRange(option, n)) throw new InvalidArgumentError(`expected ${describeRange(option)}, got ${JSON.stringify(value)}.`);
     return n;
   };
+}
+
+/** The flag of a declared option (src/config/options.ts), with its parser, range and default. */
+export function optionFor(option: NumberOption): Option {
+  const flag = new Option(option.flags, option.help).argParser(parserFor(option));
+  return option.default === undefined ? flag : flag.default(option.default);
 }
 
 const parseId = numberIn(1, Number.MAX_SAFE_INTEGER);
@@ -29,14 +40,12 @@ export interface ConnectionOptions {
 export function addReplicaOptions(command: Command): Command {
   return command
     .addOption(new Option('--replica-url <url>', 'a replica of the server to read claim candidates from (same database); locking and claiming stay on the primary'))
-    .addOption(
-      new Option('--replica-max-lag <seconds>', 'read candidates on the primary while the replica is further behind than this, or down').argParser(numberIn(0.001, 86_400, false)).default(1),
-    );
+    .addOption(optionFor(OPTIONS.replicaMaxLagSeconds));
 }
 
 /** The replica settings for JobQueue.open and the worker processes, when a replica was named. */
 export function replicaOf(options: ConnectionOptions): { url: string; maxLagSeconds: number } | undefined {
-  return options.replicaUrl === undefined ? undefined : { url: options.replicaUrl, maxLagSeconds: options.replicaMaxLag ?? 1 };
+  return options.replicaUrl === undefined ? undefined : { url: options.replicaUrl, maxLagSeconds: options.replicaMaxLag ?? OPTIONS.replicaMaxLagSeconds.default };
 }
 
 export function addConnectionOptions(command: Command): Command {
@@ -44,5 +53,5 @@ export function addConnectionOptions(command: Command): Command {
     .addOption(
       new Option('--database-url <url>', `server and database, e.g. ${DEFAULT_DATABASE_URL} (default: $${DATABASE_URL_ENV}, then .env, then ${DEFAULT_DATABASE_URL})`),
     )
-    .addOption(new Option('--table <name>', 'jobs table: letters, digits and _ only').default('jobs'));
+    .addOption(new Option('--table <name>', 'jobs table: letters, digits and _ only').default(DEFAULT_TABLE));
 }

@@ -1,4 +1,4 @@
-import type { ConnectionEvent } from '../db/database.js';
+import type { ConnectionEvent } from '../db/connection-events.js';
 import { Chalk, supportsColor } from 'chalk';
 import type { QueueStats, ServerInfo } from '../queue/types.js';
 import { JOB_STATUSES } from '../queue/types.js';
@@ -160,13 +160,17 @@ export function statsJson(stats: QueueStats, database: string, context: Omit<Sta
   };
 }
 
-export function summaryLines(summary: ProcessingSummary): string[] {
+/** What a summary prints: a supervised run's, or one in-process worker's (no generators, no crashes). */
+export type SummaryFigures = Pick<ProcessingSummary, 'consumed' | 'elapsedSeconds' | 'claims' | 'emptyClaims' | 'movedToFailed' | 'retriedAfterError' | 'deadlockRetries' | 'lockWaitRetries' | 'stats'> &
+  Partial<Pick<ProcessingSummary, 'generated' | 'lostOwnership' | 'crashes' | 'consumingSeconds'>>;
+
+export function summaryLines(summary: SummaryFigures): string[] {
   const rate = summary.elapsedSeconds > 0 ? summary.consumed / summary.elapsedSeconds : 0;
   const emptyPercent = summary.claims > 0 ? (100 * summary.emptyClaims) / summary.claims : 0;
   const lines = [
     '',
     paint.bold('summary'),
-    ...(summary.generated > 0 ? [`jobs generated = ${summary.generated}`] : []),
+    ...((summary.generated ?? 0) > 0 ? [`jobs generated = ${summary.generated}`] : []),
     `jobs consumed = ${summary.consumed}`,
     `elapsed = ${summary.elapsedSeconds.toFixed(1)} s`,
     `jobs/s = ${Math.round(rate)}`,
@@ -174,13 +178,13 @@ export function summaryLines(summary: ProcessingSummary): string[] {
     `claims = ${summary.claims}`,
     `empty claims = ${summary.emptyClaims} (${emptyPercent.toFixed(1)} %)`,
   ];
-  if (summary.lostOwnership > 0) lines.push(paint.yellow(`jobs whose lease ran out before they were deleted (left to their new owner) = ${summary.lostOwnership}`));
+  if ((summary.lostOwnership ?? 0) > 0) lines.push(paint.yellow(`jobs whose lease ran out before they were deleted (left to their new owner) = ${summary.lostOwnership}`));
   if (summary.retriedAfterError > 0) lines.push(paint.yellow(`jobs that failed and will be retried = ${summary.retriedAfterError}`));
   if (summary.movedToFailed > 0) lines.push(paint.yellow(`jobs moved to failed (attempts used up) = ${summary.movedToFailed}`));
   if (summary.deadlockRetries + summary.lockWaitRetries > 0) {
     lines.push(`retried transactions = ${summary.deadlockRetries} deadlocks or certification conflicts, ${summary.lockWaitRetries} lock wait timeouts`);
   }
-  if (summary.crashes > 0) lines.push(paint.red(`worker crashes = ${summary.crashes}`));
+  if ((summary.crashes ?? 0) > 0) lines.push(paint.red(`worker crashes = ${summary.crashes}`));
   lines.push('', paint.bold('status counts'), ...statusTable(summary.stats));
   return lines;
 }

@@ -1,4 +1,4 @@
-import { JobQueue } from '../queue/job-queue.js';
+import { JobQueue } from '../job-queue.js';
 import type { ConnectionOptions } from './options.js';
 import { LineWriter } from './output.js';
 

@@ -1,7 +1,8 @@
 import { resolveDatabaseUrl } from '../config/database-url.js';
-import { DEFAULTS } from '../queue/defaults.js';
-import { JobQueue } from '../queue/job-queue.js';
-import { Supervisor, type ProcessingEvents, type ProcessingOptions } from '../processes/supervisor.js';
+import { DEFAULTS } from '../config/defaults.js';
+import { JobQueue } from '../job-queue.js';
+import type { ChildConnection } from '../processes/messages.js';
+import { Supervisor, type ProcessingEvents, type SupervisorPlan } from '../processes/supervisor.js';
 import { replicaOf, type ConnectionOptions } from './options.js';
 import { claimLine, connectionLine, jobFailedLine, LineWriter, paint, progressLine, summaryLines, warningLine } from './output.js';
 import { onInterrupts } from './signals.js';
@@ -9,35 +10,36 @@ import { onInterrupts } from './signals.js';
 /**
  * Runs a supervisor in the foreground for `start-processing` and `work`: checks the table once,
  * prints what the workers report, stops gracefully on the first Ctrl-C/SIGTERM and at once on the
- * second, prints the summary. Returns the exit code.
+ * second, prints the summary. `plan` makes the children's plan for the connection the options
+ * name. Returns the exit code.
  */
-export async function runSupervised(connection: ConnectionOptions, processing: Omit<ProcessingOptions, 'url' | 'table'>): Promise<number> {
-  const url = resolveDatabaseUrl(connection.databaseUrl);
-  const replica = replicaOf(connection);
-  const queue = await JobQueue.open({ url, table: connection.table, reconnect: true, ...(replica !== undefined && { replicaUrl: replica.url }) });
+export async function runSupervised(options: ConnectionOptions, plan: (connection: ChildConnection) => SupervisorPlan): Promise<number> {
+  const url = resolveDatabaseUrl(options.databaseUrl);
+  const replica = replicaOf(options);
+  const queue = await JobQueue.open({ url, table: options.table, reconnect: true, ...(replica !== undefined && { replicaUrl: replica.url }) });
   try {
     await queue.assertReady();
-    return await supervise(queue, { ...processing, url, table: connection.table, ...(replica !== undefined && { replica }) });
+    return await supervise(queue, plan({ url, table: options.table, ...(replica !== undefined && { replica }) }));
   } finally {
     await queue.close();
   }
 }
 
-async function supervise(queue: JobQueue, options: ProcessingOptions): Promise<number> {
+async function supervise(queue: JobQueue, plan: SupervisorPlan): Promise<number> {
   let supervisor: Supervisor | undefined;
   const out = new LineWriter(process.stdout, () => supervisor?.stop());
   const err = new LineWriter(process.stderr);
   const events: ProcessingEvents = {
     claimed: (consumer, ids) => out.line(claimLine(consumer, ids)),
     failedJobs: (consumer, ids) => err.line(paint.yellow(`consumer  ${consumer}: lease ran out ${DEFAULTS.maxLeaseExpiries} times in a row, moved to failed: [${ids.join(', ')}]`)),
-    jobFailed: (worker, id, attempt, error, final) => err.line(jobFailedLine(`worker ${worker}`, id, attempt, options.maxAttempts ?? DEFAULTS.maxAttempts, error, final)),
+    jobFailed: (worker, id, attempt, maxAttempts, error, final) => err.line(jobFailedLine(`worker ${worker}`, id, attempt, maxAttempts, error, final)),
     progress: (_generator, counter) => out.line(progressLine(counter)),
     connection: (worker, state, detail) => err.line(connectionLine(worker, state, detail)),
     warning: (worker, message) => err.line(warningLine(worker, message)),
     workerExited: (worker, how, next) => err.line(paint.red(`${worker} died (${how}); ${next}`)),
     metricsServed: (worker, url) => err.line(`${worker}: metrics on ${url}`),
   };
-  supervisor = new Supervisor(options, events);
+  supervisor = new Supervisor(plan, events);
   const removeSignalHandlers = onInterrupts(
     (signal) => {
       err.line(paint.yellow(`${signal}: stopping; workers finish the jobs in hand (Ctrl-C again to quit at once)`));

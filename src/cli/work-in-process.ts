@@ -1,13 +1,13 @@
 import type { Access } from '../dashboard/access.js';
 import { listenForWorkerMetrics } from '../dashboard/worker-metrics.js';
-import { connectionEventDetail } from '../db/database.js';
+import { connectionEventDetail } from '../db/connection-events.js';
 import { JobqError } from '../errors.js';
-import { JobQueue } from '../queue/job-queue.js';
+import { JobQueue } from '../job-queue.js';
 import type { LoadedHandlers } from '../processes/handler-module.js';
 import type { ResolvedWorkerOptions } from '../worker/options.js';
 import { replicaOf, type ConnectionOptions } from './options.js';
 import { lostLeaseMessage } from '../worker/worker.js';
-import { connectionLine, jobFailedLine, warningLine, LineWriter, paint, summaryLines } from './output.js';
+import { connectionLine, jobFailedLine, warningLine, LineWriter, paint, summaryLines, type SummaryFigures } from './output.js';
 import { onInterrupts } from './signals.js';
 
 /**
@@ -63,24 +63,20 @@ export async function runWorkerInProcess(
       removeSignalHandlers();
     }
     const { completed, claims, emptyClaims, failed, retried, deadlocks, lockWaits } = worker.counters;
-    const summary = {
-      generated: 0,
+    const summary: SummaryFigures = {
       consumed: completed,
-      lostOwnership: 0,
       claims,
       emptyClaims,
       movedToFailed: failed,
       retriedAfterError: retried,
       deadlockRetries: deadlocks,
       lockWaitRetries: lockWaits,
-      crashes: 0,
       elapsedSeconds: (performance.now() - started) / 1000,
       stats: await queue.stats(),
-      exitCode: problem?.exitCode ?? 0,
     };
     for (const line of summaryLines(summary)) out.line(line);
     if (problem !== undefined) err.line(paint.red(`jobq: ${problem.message}`));
-    return summary.exitCode;
+    return problem?.exitCode ?? 0;
   } finally {
     served?.close();
     await queue.close();

@@ -15,7 +15,13 @@ export function validateIdentifier(name: string, what: 'table' | 'database'): st
   return name;
 }
 
+/**
+ * An identifier as SQL text: accepted by {@link validateIdentifier} and backtick-quoted (a table,
+ * or a database). Statements take tables in this form only, so a plain name cannot reach them.
+ */
+export type QuotedIdentifier = string & { readonly quoted: unique symbol };
+
 /** Backtick-quotes an identifier that {@link validateIdentifier} has accepted. */
-export function quoteIdentifier(name: string): string {
-  return `\`${name}\``;
+export function quoteIdentifier(name: string): QuotedIdentifier {
+  return `\`${name}\`` as QuotedIdentifier;
 }

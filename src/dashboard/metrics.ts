@@ -1,5 +1,5 @@
 import { Counter, Gauge, Registry } from 'prom-client';
-import type { JobQueue } from '../queue/job-queue.js';
+import type { JobQueue } from '../job-queue.js';
 import { JOB_STATUSES } from '../queue/types.js';
 
 /** The label for jobs without a kind. */

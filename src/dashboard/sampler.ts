@@ -1,4 +1,4 @@
-import type { JobQueue } from '../queue/job-queue.js';
+import type { JobQueue } from '../job-queue.js';
 import type { QueueStats } from '../queue/types.js';
 
 const EVERY_MS = 2000;

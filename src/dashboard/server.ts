@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { JobqError } from '../errors.js';
-import type { JobQueue } from '../queue/job-queue.js';
+import type { JobQueue } from '../job-queue.js';
 import { checkKind } from '../queue/new-jobs.js';
 import type { Access } from './access.js';
 import { QueueMetrics } from './metrics.js';

@@ -45,7 +45,7 @@ export function workerMetrics(worker: Worker): Registry {
   counter('jobq_worker_warnings_total', 'Warnings of this worker: schedules it skips, a stop that left jobs to their leases', () => worker.counters.warnings);
   counter('jobq_worker_claims_total', 'Claims this worker made', () => worker.counters.claims);
   counter('jobq_worker_empty_claims_total', 'Claims of this worker that found candidates but locked none', () => worker.counters.emptyClaims);
-  counter('jobq_worker_deadlock_retries_total', 'Transactions of this worker run again after a deadlock or, on Galera, a certification conflict (1213)', () => worker.counters.deadlocks);
+  counter('jobq_worker_deadlock_retries_total', 'Transactions of this worker run again after a deadlock or a certification conflict (Galera, Group Replication)', () => worker.counters.deadlocks);
   const durations = new Histogram({
     name: 'jobq_worker_handler_duration_seconds',
     help: 'How long handlers ran, by kind and outcome',

@@ -1,4 +1,5 @@
-import { ExitCode, JobqError } from '../errors.js';
+import { ExitCode } from '../errors.js';
+import { ServerNotUsableError } from './server-errors.js';
 
 /**
  * What a Galera node says of itself. jobq works on a Galera cluster as on one server, with two
@@ -39,8 +40,8 @@ export async function readGaleraNode(query: (sql: string) => Promise<unknown>): 
   return galeraNodeFrom(variables, status);
 }
 
-/** A Galera node jobq will not use; the next server of the URL is tried, or a worker waits for it. */
-export class NodeNotSyncedError extends JobqError {
+/** A Galera node jobq will not use. */
+export class NodeNotSyncedError extends ServerNotUsableError {
   constructor(where: string, node: GaleraNode) {
     super(
       `the Galera node at ${where} is ${node.state || 'in an unknown state'} in a ${node.clusterStatus || 'unknown'} component, not Synced in the Primary one; ` +

@@ -1,5 +1,7 @@
 import type { ConnectionSettings } from '../config/database-url.js';
-import { Database, type Statement } from './database.js';
+import { type ReplicaEvent } from './connection-events.js';
+import { Database } from './database.js';
+import { type Statement } from './transaction.js';
 
 /**
  * Where a claim reads its candidates when not on the primary, in its own transaction: a replica.
@@ -12,9 +14,6 @@ export interface CandidateSource {
   read<T>(statement: Statement): Promise<T[] | undefined>;
   close(): Promise<void>;
 }
-
-/** The replica was bypassed (down, not replicating, lagging), or is used again. */
-export type ReplicaEvent = { state: 'replica-bypassed' | 'replica-used'; detail: string };
 
 export interface ReplicaOptions {
   settings: ConnectionSettings;
@@ -30,8 +29,9 @@ const READ_TIMEOUT_MS = 1000;
 
 /**
  * Candidates from a replica, used only while it answers and its lag, as the replica itself reports
- * it (Seconds_Behind_Master, whole seconds), is within the bound. Until the first check has
- * passed, and whenever one fails, the claims read on the primary: a broken replica slows nothing.
+ * it (Seconds_Behind_Master, whole seconds; a Group Replication secondary, by its applier queue),
+ * is within the bound. Until the first check has passed, and whenever one fails, the claims read
+ * on the primary: a broken replica slows nothing.
  */
 export class ReplicaCandidates implements CandidateSource {
   private db: Database | undefined;
@@ -78,7 +78,7 @@ export class ReplicaCandidates implements CandidateSource {
 
   private async check(): Promise<void> {
     try {
-      this.db ??= await Database.open({ settings: this.options.settings });
+      this.db ??= await Database.open({ settings: this.options.settings, readsOnly: true });
       const lag = await replicaLagSeconds(this.db);
       if (lag === undefined) this.set(false, 'is not replicating');
       else if (lag > this.options.maxLagSeconds) this.set(false, `lags ${lag} s behind the primary (more than ${this.options.maxLagSeconds} s)`);
@@ -111,7 +111,8 @@ export class ReplicaCandidates implements CandidateSource {
 /**
  * The replica's lag in seconds, or undefined when it is no replica or its SQL thread is stopped.
  * SHOW REPLICA STATUS is MariaDB 10.5.1+ and MySQL 8.0.22+ (which calls the column
- * Seconds_Behind_Source); older servers know only SHOW SLAVE STATUS.
+ * Seconds_Behind_Source); older servers know only SHOW SLAVE STATUS. A Group Replication secondary
+ * has no such replica status: its lag is read from the group's tables instead.
  */
 async function replicaLagSeconds(db: Database): Promise<number | undefined> {
   let rows: Array<Record<string, unknown>>;
@@ -121,6 +122,35 @@ async function replicaLagSeconds(db: Database): Promise<number | undefined> {
     if ((error as { errno?: number }).errno !== 1064) throw error;
     rows = await db.query('SHOW SLAVE STATUS');
   }
+  if (rows.length === 0) return groupMemberLagSeconds(db);
   const lag = rows[0]?.Seconds_Behind_Master ?? rows[0]?.Seconds_Behind_Source;
   return lag === null || lag === undefined ? undefined : Number(lag);
+}
+
+/**
+ * This Group Replication member's state, the transactions it has yet to apply, and how long ago the
+ * oldest one it is applying was committed on its origin. (Session time zone on both sides.)
+ */
+const GROUP_MEMBER_LAG_SQL = `
+  SELECT m.MEMBER_STATE AS state, s.COUNT_TRANSACTIONS_REMOTE_IN_APPLIER_QUEUE AS queued,
+         (SELECT MAX(TIMESTAMPDIFF(SECOND, w.APPLYING_TRANSACTION_ORIGINAL_COMMIT_TIMESTAMP, NOW(6)))
+            FROM performance_schema.replication_applier_status_by_worker w
+           WHERE w.CHANNEL_NAME = 'group_replication_applier' AND w.APPLYING_TRANSACTION <> '') AS applying
+    FROM performance_schema.replication_group_members m
+    JOIN performance_schema.replication_group_member_stats s ON s.MEMBER_ID = m.MEMBER_ID
+   WHERE m.MEMBER_ID = @@server_uuid`;
+
+/** An ONLINE member's lag: none with nothing left to apply; undefined on a server in no group. */
+async function groupMemberLagSeconds(db: Database): Promise<number | undefined> {
+  let rows: Array<{ state: string; queued: number; applying: number | null }>;
+  try {
+    rows = await db.query(GROUP_MEMBER_LAG_SQL);
+  } catch (error) {
+    // MariaDB has no such tables (1146), nor a MySQL whose performance schema is off (1142 or 1146).
+    if ([1146, 1142].includes((error as { errno?: number }).errno ?? 0)) return undefined;
+    throw error;
+  }
+  const member = rows[0];
+  if (member?.state !== 'ONLINE') return undefined;
+  return Number(member.queued) === 0 ? 0 : Number(member.applying ?? 0);
 }

@@ -20,10 +20,22 @@ export class WriteConflictError extends Error {
   readonly errno = 1213;
 }
 
-/** Deadlock (1213) or lock wait timeout (1205): InnoDB rolled back; the transaction can run again. */
+/**
+ * Group Replication refused a COMMIT for a conflict: in a multi-primary group another member's
+ * transaction changed one of its rows first, as when two members' claims locked the same job (row
+ * locks are local to a member). It says so as 3101 ("Plugin instructed the server to rollback the
+ * current transaction") when certification fails, or as 1180 carrying InnoDB's deadlock (error 149)
+ * when a transaction certified elsewhere had to be applied over it. Either way, like a deadlock,
+ * the transaction was undone whole and can run again.
+ */
+function isLostCertification({ errno, message }: DriverError): boolean {
+  return errno === 3101 || (errno === 1180 && /\berror 149\b/.test(message ?? ''));
+}
+
+/** Deadlock (1213), lock wait timeout (1205) or lost certification: rolled back; the transaction can run again. */
 export function isRetryableLockError(error: unknown): boolean {
-  const { errno } = asDriverError(error);
-  return errno === 1213 || errno === 1205;
+  const driverError = asDriverError(error);
+  return driverError.errno === 1213 || driverError.errno === 1205 || isLostCertification(driverError);
 }
 
 /** A unique key refused a row (1062); the statement, or with it the transaction, did not go through. */
@@ -32,11 +44,14 @@ export function isDuplicateKey(error: unknown): boolean {
 }
 
 /**
- * A Galera node that left the Primary component (or is not synced yet) answers everything but
- * SHOW and SET with 1047 "WSREP has not yet prepared node for application use": to a worker, as
- * good as a lost connection; it reconnects, to the next node of the URL that can be used.
+ * A cluster node that cannot serve jobq now, which is to a worker as good as a lost connection: it
+ * reconnects, to the next server of the URL that can be used. A Galera node that left the Primary
+ * component (or is not synced yet) answers everything but SHOW and SET with 1047 "WSREP has not yet
+ * prepared node for application use". A Group Replication member that was expelled or left the
+ * group refuses COMMIT with 3100 (the replication hook failed), and one that is, or has become,
+ * read-only (a secondary in single-primary mode, a member in ERROR state) refuses writes with 1290.
  */
-const NODE_NOT_READY_ERRNO = 1047;
+const NODE_UNUSABLE_ERRNOS = new Set([1047, 3100, 1290]);
 
 const CONNECTION_LOST_CODES = new Set([
   'PROTOCOL_CONNECTION_LOST',
@@ -53,15 +68,38 @@ const CONNECTION_LOST_CODES = new Set([
 ]);
 
 /**
+ * The server refused the login or the database: reconnecting will not help. MariaDB refuses an
+ * unknown user with 1045 ("using password: YES") or, now and then, with 1698 (no such words).
+ */
+const ACCESS_DENIED_CODES = new Set(['ER_ACCESS_DENIED_ERROR', 'ER_ACCESS_DENIED_NO_PASSWORD_ERROR', 'ER_DBACCESS_DENIED_ERROR']);
+
+/**
  * The connection is gone (server restart, network cut, killed thread) or cannot be made right now.
  * Such an error is worth a reconnect; the outcome of a COMMIT it interrupted is unknown.
  */
 export function isConnectionLost(error: unknown): boolean {
   const { code, errno, fatal, message } = asDriverError(error);
   if (code !== undefined && CONNECTION_LOST_CODES.has(code)) return true;
-  if (errno === NODE_NOT_READY_ERRNO) return true;
+  if (errno !== undefined && NODE_UNUSABLE_ERRNOS.has(errno)) return true;
   if (message?.includes("Can't add new command when connection is in closed state")) return true;
-  return fatal === true && code !== 'ER_ACCESS_DENIED_ERROR' && code !== 'ER_BAD_DB_ERROR';
+  return fatal === true && !(code !== undefined && ACCESS_DENIED_CODES.has(code)) && code !== 'ER_BAD_DB_ERROR';
+}
+
+/**
+ * A server that answers but cannot be used right now: the next server of the URL is tried, and a
+ * worker that finds none waits for one, as for a server that is down.
+ */
+export class ServerNotUsableError extends JobqError {}
+
+/** A server jobq would write to that only reads: a Group Replication secondary, a replica. */
+export class ServerReadOnlyError extends ServerNotUsableError {
+  constructor(where: string) {
+    super(
+      `the server at ${where} is read-only (a Group Replication secondary, or a replica); ` +
+        'point --database-url at the primary, or list every member (host1:3306,host2:3306) and jobq uses the one that takes writes',
+      ExitCode.connection,
+    );
+  }
 }
 
 /**
@@ -72,6 +110,9 @@ export function describeConnectError(error: unknown, settings: ConnectionSetting
   if (error instanceof JobqError) return error;
   const { code, message } = asDriverError(error);
   const where = settings.socketPath ?? `${server.host}:${server.port}`;
+  if (code !== undefined && ACCESS_DENIED_CODES.has(code)) {
+    return new JobqError(`access denied for user ${JSON.stringify(settings.user)} at ${where}; check the user and password in --database-url`, ExitCode.connection, { cause: error });
+  }
   switch (code) {
     case 'ECONNREFUSED':
       return new JobqError(
@@ -89,13 +130,6 @@ export function describeConnectError(error: unknown, settings: ConnectionSetting
       return new JobqError(`cannot connect to the server at ${where}: ${code}; check the host and your network`, ExitCode.connection, { cause: error });
     case 'ENOENT':
       return new JobqError(`cannot connect: no socket at ${where}; is the server running?`, ExitCode.connection, { cause: error });
-    case 'ER_ACCESS_DENIED_ERROR':
-    case 'ER_DBACCESS_DENIED_ERROR':
-      return new JobqError(
-        `access denied for user ${JSON.stringify(settings.user)} at ${where}; check the user and password in --database-url`,
-        ExitCode.connection,
-        { cause: error },
-      );
     case 'ER_BAD_DB_ERROR':
       return new JobqError(
         `database ${JSON.stringify(settings.database)} does not exist at ${where}; run "jobq setup-tables" to create it`,

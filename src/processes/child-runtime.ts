@@ -1,9 +1,9 @@
-import { connectionEventDetail, type ConnectionEvent } from '../db/database.js';
-import { JobQueue } from '../queue/job-queue.js';
+import { connectionEventDetail, type ConnectionEvent } from '../db/connection-events.js';
+import { JobQueue } from '../job-queue.js';
 import { ExitCode, JobqError } from '../errors.js';
 import type { Lane } from '../queue/types.js';
-import type { TurnGate, TurnTicket } from '../worker/turn-gate.js';
-import { SUPERVISOR_PID_ENV, type ChildMessage, type ParentMessage, type WorkerConfig } from './messages.js';
+import type { TurnGate, TurnTicket } from '../claim/turn-gate.js';
+import { SUPERVISOR_PID_ENV, type ChildConfig, type ChildConnection, type ChildMessage, type ParentMessage } from './messages.js';
 
 /**
  * Sends a message to the supervisor. Never throws: a child started by hand (no IPC channel) or
@@ -17,7 +17,7 @@ export function report(message: ChildMessage): void {
  * The worker's configuration, the supervisor's first message. It comes over IPC, not as an
  * argument, because it holds the database URL: `ps` shows every process's arguments to everyone.
  */
-export function readConfig<T extends WorkerConfig>(role: T['role']): Promise<T> {
+export function readConfig<T extends ChildConfig>(role: T['role']): Promise<T> {
   if (process.send === undefined) {
     return Promise.reject(new JobqError(`the ${role} process is started by jobq, which sends its configuration over IPC`, ExitCode.usage));
   }
@@ -110,7 +110,7 @@ export function reportConnection(event: ConnectionEvent): void {
 }
 
 /** Opens the queue with reconnects, telling the supervisor about outages. */
-export function openQueue(config: WorkerConfig): Promise<JobQueue> {
+export function openQueue(config: ChildConnection): Promise<JobQueue> {
   return JobQueue.open({
     url: config.url,
     table: config.table,

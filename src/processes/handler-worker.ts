@@ -1,10 +1,11 @@
 /**
- * One of the processes of `jobq work --consumers N`: runs `queue.work` with the user's handler
+ * One of the processes of `jobq work --processes N`: runs `queue.work` with the user's handler
  * module and reports its counters and failures to the supervisor. Lanes come from jobq_lanes, as
  * for any worker; the supervisor only restarts crashed processes and sums up.
  */
 import { lostLeaseMessage, type WorkerCounters } from '../worker/worker.js';
 import { onlyKinds } from '../worker/handler-kinds.js';
+import { resolveWorkerOptions } from '../worker/options.js';
 import { openQueue, readConfig, report, reportConnection, runWorker, stopRequests } from './child-runtime.js';
 import { Access, DASHBOARD_TOKEN_ENV, tokenFromEnv } from '../dashboard/access.js';
 import { listenForWorkerMetrics } from '../dashboard/worker-metrics.js';
@@ -24,8 +25,9 @@ runWorker(async () => {
   try {
     const worker = queue.work(handlers, config.options);
     served?.attach(worker);
+    const { maxAttempts } = resolveWorkerOptions(config.options);
     worker.on('failed', (job, error, { final }) =>
-      report({ type: 'job-failed', id: job.id, attempt: job.attempts, error: error instanceof Error ? error.message : String(error), final }),
+      report({ type: 'job-failed', id: job.id, attempt: job.attempts, maxAttempts, error: error instanceof Error ? error.message : String(error), final }),
     );
     worker.on('connection', reportConnection);
     worker.on('warning', ({ message }) => report({ type: 'warning', message }));

@@ -1,10 +1,10 @@
-import type { JobQueue } from '../queue/job-queue.js';
+import type { JobQueue } from '../job-queue.js';
 
 const UNTIL_EMPTY_POLL_MS = 200;
 
 export interface StopRules {
   durationSeconds?: number;
-  /** Stop once the generators are done and nothing is left to claim. */
+  /** Stop once the producers have ended and nothing is left to claim. */
   untilEmpty: boolean;
   /** With untilEmpty: only these kinds count (`work --kind`). */
   kinds?: string[];
@@ -14,10 +14,10 @@ export interface StopRules {
 
 /**
  * Calls `stop` when a rule of the run says it is over: --duration has passed, or (--until-empty)
- * the generators are done and the queue holds nothing more for these workers. Returns a function
+ * the producers have ended and the queue holds nothing more for these workers. Returns a function
  * that cancels the watching.
  */
-export function watchStopRules(rules: StopRules, queue: JobQueue, generatorsDone: () => boolean, stop: () => void): () => void {
+export function watchStopRules(rules: StopRules, queue: JobQueue, producersDone: () => boolean, stop: () => void): () => void {
   const timers: NodeJS.Timeout[] = [];
   let cancelled = false;
   if (rules.durationSeconds !== undefined) timers.push(setTimeout(stop, rules.durationSeconds * 1000));
@@ -26,7 +26,7 @@ export function watchStopRules(rules: StopRules, queue: JobQueue, generatorsDone
     const poll = async () => {
       if (cancelled) return;
       const pending = await queue.hasPendingWork({ includeDelayed: !rules.ignoreDelayed, ...(kinds !== undefined && { kinds }) });
-      if (generatorsDone() && !pending) return stop();
+      if (producersDone() && !pending) return stop();
       schedule();
     };
     // A failed check (the connection dropped) is only tried again: the workers report their own trouble.

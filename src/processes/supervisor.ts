@@ -1,45 +1,25 @@
 import type { ChildProcess } from 'node:child_process';
-import { availableParallelism } from 'node:os';
-import { startingWithServer } from '../config/database-url.js';
-import type { ConnectionEvent } from '../db/database.js';
+import type { ConnectionEvent } from '../db/connection-events.js';
 import { ExitCode, type ExitCodeValue } from '../errors.js';
-import { JobQueue } from '../queue/job-queue.js';
-import type { CandidatePick, QueueStats } from '../queue/types.js';
-import type { WorkerOptions } from '../worker/options.js';
-import { ClaimGate } from './claim-gate.js';
+import { JobQueue } from '../job-queue.js';
+import type { QueueStats } from '../queue/types.js';
+import { ClaimGate } from '../claim/claim-gate.js';
+import type { ChildSpec } from './child-spec.js';
 import { forkWorker, send, type FatalReport } from './forked-worker.js';
-import type { ChildMessage, WorkerConfig } from './messages.js';
+import type { ChildMessage } from './messages.js';
 import { RestartPolicy } from './restart-policy.js';
 import { RunTotals } from './run-totals.js';
-import { watchStopRules } from './stop-rules.js';
+import { watchStopRules, type StopRules } from './stop-rules.js';
 
-export interface ProcessingOptions {
-  url: string;
-  table: string;
-  replica?: { url: string; maxLagSeconds: number };
-  generators: number;
-  consumers: number;
-  batchSize: number;
-  commitEvery: number;
-  /** Jobs to generate in all; undefined = until stopped. */
-  jobs?: number;
-  durationSeconds?: number;
-  untilEmpty: boolean;
-  workMs: number;
-  pick: CandidatePick;
-  keepDone: boolean;
-  leaseSeconds: number;
-  /** Handler failures per job before it goes to `failed` (handler workers), for their lines. */
-  maxAttempts?: number;
-  /** Claim lines are not wanted (--quiet): consumers report counts only. */
-  quiet: boolean;
+/** What a supervisor runs: its children, and when the run is over. */
+export interface SupervisorPlan {
+  children: ChildSpec[];
   /**
-   * `jobq work --consumers N`: processes running `queue.work` with the user's handler module, on
-   * these kinds only (undefined: all); --until-empty then waits for these kinds only.
+   * For children that ask the supervisor for claim turns (`start-processing`'s consumers): how
+   * many turns at once. Without it no gate is built, and a child that asks goes at once.
    */
-  handlerWorkers?: { count: number; handler: string; kinds?: string[]; options: WorkerOptions; metrics?: { host: string; port: number } };
-  /** With untilEmpty: stop when nothing is due now, leaving delayed jobs for later (`work --once`). */
-  ignoreDelayed?: boolean;
+  claimTurns?: number;
+  stop: StopRules;
 }
 
 /** What the supervisor tells its caller while it runs; the CLI turns these into lines. */
@@ -47,7 +27,7 @@ export interface ProcessingEvents {
   claimed(consumer: number, ids: readonly number[]): void;
   failedJobs(consumer: number, ids: readonly number[]): void;
   progress(generator: number, counter: number): void;
-  jobFailed(consumer: number, id: number, attempt: number, error: string, final: boolean): void;
+  jobFailed(worker: number, id: number, attempt: number, maxAttempts: number, error: string, final: boolean): void;
   connection(worker: string, state: ConnectionEvent['state'], detail: string): void;
   warning(worker: string, message: string): void;
   workerExited(worker: string, how: string, next: 'restarting' | 'stopping the run'): void;
@@ -77,21 +57,17 @@ export interface ProcessingSummary {
 }
 
 interface Slot {
-  name: string;
-  config: WorkerConfig;
+  spec: ChildSpec;
   child?: ChildProcess;
   inserted: number;
   finished: boolean;
 }
 
-/** How a worker of this role is named in messages. */
-const workerName = (role: WorkerConfig['role'], number: number) => `${role === 'handler-worker' ? 'worker' : role} ${number}`;
-
 /**
- * Runs the generator and consumer children: starts them (forked-worker.ts), relays what they
- * report to the caller and into the totals (run-totals.ts), restarts one that crashes
- * (restart-policy.ts) and stops them all gracefully on request or when a stop rule says the run
- * is over (stop-rules.ts).
+ * Runs the children of a plan: starts them (forked-worker.ts), hands out claim turns to those
+ * that ask (claim-gate.ts), relays what they report to the caller and into the totals
+ * (run-totals.ts), restarts one that crashes (restart-policy.ts) and stops them all gracefully on
+ * request or when a stop rule says the run is over (stop-rules.ts).
  */
 export class Supervisor {
   private readonly slots: Slot[] = [];
@@ -102,29 +78,29 @@ export class Supervisor {
   private problem: { message: string; exitCode: ExitCodeValue } | undefined;
   private readonly restartTimers = new Set<NodeJS.Timeout>();
   private stopWatching = () => {};
-  private gate!: ClaimGate;
+  private gate: ClaimGate | undefined;
   private finish!: () => void;
   private readonly allExited = new Promise<void>((resolve) => (this.finish = resolve));
 
   constructor(
-    private readonly options: ProcessingOptions,
+    private readonly plan: SupervisorPlan,
     private readonly events: ProcessingEvents,
-  ) {
-  }
+  ) {}
 
   /** Runs until the children have all exited, then returns the summary with fresh queue stats. */
   async run(queue: JobQueue): Promise<ProcessingSummary> {
-    const { options } = this;
-    const turns = Math.max(1, Math.min(availableParallelism() + 1, options.consumers));
-    // A partitioned table gets a lane per partition (each turn reads one), still `turns` at once.
-    const { partitions } = await queue.layout();
-    this.gate = new ClaimGate(turns, Math.max(turns, partitions));
-    for (const config of workerConfigs(options)) this.slots.push({ name: workerName(config.role, config.number), config, inserted: 0, finished: false });
+    const turns = this.plan.claimTurns;
+    if (turns !== undefined) {
+      // A partitioned table gets a lane per partition (each turn reads one), still `turns` at once.
+      const { partitions } = await queue.layout();
+      this.gate = new ClaimGate(turns, Math.max(turns, partitions));
+    }
+    for (const spec of this.plan.children) this.slots.push({ spec, inserted: 0, finished: false });
     for (const slot of this.slots) this.spawn(slot);
     this.stopWatching = watchStopRules(
-      { ...options, ...(options.handlerWorkers?.kinds !== undefined && { kinds: options.handlerWorkers.kinds }) },
+      this.plan.stop,
       queue,
-      () => this.slots.every((s) => s.config.role !== 'generator' || s.finished),
+      () => this.slots.every((s) => !s.spec.producer || s.finished),
       () => this.stop(),
     );
     this.maybeFinish();
@@ -170,11 +146,10 @@ export class Supervisor {
   }
 
   private spawn(slot: Slot): void {
-    // A restarted generator inserts only what is left of its quota.
-    const config = slot.config.role === 'generator' && slot.config.quota !== undefined
-      ? { ...slot.config, quota: slot.config.quota - slot.inserted }
-      : slot.config;
-    slot.child = forkWorker(config, this.gate, {
+    // A restarted producer inserts only what is left of its quota.
+    const { config } = slot.spec;
+    const spec = config.quota === undefined ? slot.spec : { ...slot.spec, config: { ...config, quota: config.quota - slot.inserted } };
+    slot.child = forkWorker(spec, this.gate, {
       message: (message) => this.onMessage(slot, message),
       exit: (code, signal, fatal) => this.onExit(slot, code, signal, fatal),
     });
@@ -182,7 +157,7 @@ export class Supervisor {
 
   private onMessage(slot: Slot, message: ChildMessage): void {
     this.totals.add(message);
-    const { number } = slot.config;
+    const { number } = slot.spec.config;
     switch (message.type) {
       case 'inserted': {
         const before = slot.inserted;
@@ -196,16 +171,16 @@ export class Supervisor {
         if (message.failedIds.length > 0) this.events.failedJobs(number, message.failedIds);
         break;
       case 'job-failed':
-        this.events.jobFailed(number, message.id, message.attempt, message.error, message.final);
+        this.events.jobFailed(number, message.id, message.attempt, message.maxAttempts, message.error, message.final);
         break;
       case 'connection':
-        this.events.connection(slot.name, message.state, message.detail);
+        this.events.connection(slot.spec.name, message.state, message.detail);
         break;
       case 'warning':
-        this.events.warning(slot.name, message.message);
+        this.events.warning(slot.spec.name, message.message);
         break;
       case 'metrics':
-        this.events.metricsServed(slot.name, message.url);
+        this.events.metricsServed(slot.spec.name, message.url);
         break;
       default:
         break;
@@ -214,12 +189,12 @@ export class Supervisor {
 
   private onExit(slot: Slot, code: number | null, signal: NodeJS.Signals | null, fatal: FatalReport | undefined): void {
     slot.child = undefined;
-    const expected = code === 0 && (this.stopping || slot.config.role === 'generator');
+    const expected = code === 0 && (this.stopping || slot.spec.producer === true);
     if (expected) {
       slot.finished = true;
     } else if (fatal !== undefined && fatal.exitCode !== ExitCode.internal) {
       // The worker met an error that a restart cannot fix (no table, access denied, ...).
-      this.endRun(slot, fatal.message, `${slot.name}: ${fatal.message}`, fatal.exitCode as ExitCodeValue);
+      this.endRun(slot, fatal.message, `${slot.spec.name}: ${fatal.message}`, fatal.exitCode as ExitCodeValue);
     } else {
       this.onCrash(slot, fatal?.message ?? (signal !== null ? `killed by ${signal}` : `exit code ${code}`));
     }
@@ -230,11 +205,11 @@ export class Supervisor {
     const next = this.restarts.onCrash();
     if (this.stopping) {
       slot.finished = true;
-      this.events.workerExited(slot.name, how, 'stopping the run');
+      this.events.workerExited(slot.spec.name, how, 'stopping the run');
     } else if ('giveUp' in next) {
-      this.endRun(slot, how, `${next.giveUp}; stopped the run (last: ${slot.name}, ${how})`, ExitCode.workerCrashed);
+      this.endRun(slot, how, `${next.giveUp}; stopped the run (last: ${slot.spec.name}, ${how})`, ExitCode.workerCrashed);
     } else {
-      this.events.workerExited(slot.name, how, 'restarting');
+      this.events.workerExited(slot.spec.name, how, 'restarting');
       const timer = setTimeout(() => {
         this.restartTimers.delete(timer);
         if (!this.stopping) return this.spawn(slot);
@@ -249,51 +224,11 @@ export class Supervisor {
   private endRun(slot: Slot, how: string, problem: string, exitCode: ExitCodeValue): void {
     slot.finished = true;
     this.problem ??= { message: problem, exitCode };
-    this.events.workerExited(slot.name, how, 'stopping the run');
+    this.events.workerExited(slot.spec.name, how, 'stopping the run');
     this.stop();
   }
 
   private maybeFinish(): void {
     if (this.slots.every((s) => s.child === undefined && (s.finished || this.stopping))) this.finish();
   }
-}
-
-/**
- * One configuration per child: the generators (the jobs shared out among them), then the consumers
- * or handler workers. When the URL lists several servers (the nodes of a Galera cluster), the
- * children of each role take turns at which one they try first, so that they spread over all of
- * them; the rest of the list is where each goes when its node is lost.
- */
-function workerConfigs(options: ProcessingOptions): WorkerConfig[] {
-  const { table } = options;
-  const replica = options.replica === undefined ? {} : { replica: options.replica };
-  const urlFor = (i: number) => startingWithServer(options.url, i - 1);
-  const share = (i: number) =>
-    options.jobs === undefined ? undefined : Math.floor(options.jobs / options.generators) + (i <= options.jobs % options.generators ? 1 : 0);
-  const configs: WorkerConfig[] = [];
-  for (let i = 1; i <= options.generators; i++) {
-    const quota = share(i);
-    configs.push({ role: 'generator', number: i, url: urlFor(i), table, commitEvery: options.commitEvery, ...(quota !== undefined && { quota }) });
-  }
-  const { batchSize, pick, workMs, keepDone, leaseSeconds, quiet } = options;
-  for (let i = 1; i <= options.consumers; i++) {
-    configs.push({ role: 'consumer', number: i, url: urlFor(i), table, ...replica, batchSize, pick, workMs, keepDone, leaseSeconds, reportIds: !quiet });
-  }
-  const workers = options.handlerWorkers;
-  for (let i = 1; i <= (workers?.count ?? 0); i++) {
-    const { handler, kinds, metrics } = workers!;
-    configs.push({
-      role: 'handler-worker',
-      number: i,
-      url: urlFor(i),
-      ...replica,
-      table,
-      handler,
-      ...(kinds !== undefined && { kinds }),
-      options: workers!.options,
-      // Process N on port + N - 1, each on any free one for port 0.
-      ...(metrics !== undefined && { metrics: { host: metrics.host, port: metrics.port === 0 ? 0 : metrics.port + i - 1 } }),
-    });
-  }
-  return configs;
 }

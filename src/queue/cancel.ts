@@ -1,5 +1,6 @@
 import type { Database } from '../db/database.js';
 import * as cancelSql from './sql/cancel.js';
+import type { QuotedIdentifier } from '../config/identifiers.js';
 
 /** What {@link cancelJobs} did with each id it was given. */
 export interface CancelResult {
@@ -17,7 +18,7 @@ export interface CancelResult {
 const CHUNK = 1000;
 
 /** Cancels the jobs that nobody works on, reporting the others; one transaction per chunk of ids. */
-export async function cancelJobs(db: Database, table: string, ids: readonly number[]): Promise<CancelResult> {
+export async function cancelJobs(db: Database, table: QuotedIdentifier, ids: readonly number[]): Promise<CancelResult> {
   const result: CancelResult = { cancelled: [], running: [], done: [], unknown: [] };
   const unique = [...new Set(ids)];
   for (let start = 0; start < unique.length; start += CHUNK) {

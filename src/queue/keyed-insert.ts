@@ -1,7 +1,8 @@
-import type { Statement } from '../db/database.js';
+import type { Statement } from '../db/transaction.js';
 import type { JobRow } from './new-jobs.js';
 import { insertJobsSql } from './sql/enqueue.js';
 import * as keySql from './sql/job-keys.js';
+import type { QuotedIdentifier } from '../config/identifiers.js';
 
 /** The ids a chunk of jobs ended up with (null when it named none). */
 export interface IdRange {
@@ -26,7 +27,7 @@ export class KeyedInsert {
 
   /** `table` and `keysTable` (the jobs table and jobq_job_keys) as the connection must name them. */
   constructor(
-    private readonly table: string,
+    private readonly table: QuotedIdentifier,
     private readonly keysTable: string,
     private readonly queue: string,
     rows: readonly JobRow[],

@@ -1,6 +1,7 @@
 import type { Database } from '../db/database.js';
 import { ExitCode, JobqError } from '../errors.js';
 import { ARTICLE_COLUMNS, CURRENT_SCHEMA_VERSION, MIGRATIONS, TABLE_INFO_SQL } from './sql/schema.js';
+import type { QuotedIdentifier } from '../config/identifiers.js';
 
 /**
  * The table's schema version: null when there is no such table. A table without jobq's comment is
@@ -22,7 +23,7 @@ export async function readSchemaVersion(db: Database, database: string, table: s
 }
 
 /** Applies the migrations after `from`, in order; returns the version reached. */
-export async function applyMigrations(db: Database, table: string, quotedTable: string, from: number): Promise<number> {
+export async function applyMigrations(db: Database, table: string, quotedTable: QuotedIdentifier, from: number): Promise<number> {
   for (const migration of MIGRATIONS) {
     if (migration.version > from) await db.query(migration.sql(quotedTable, db.serverVersion), migration.values?.(table));
   }

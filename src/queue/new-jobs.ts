@@ -1,6 +1,6 @@
 import { randomFillSync } from 'node:crypto';
 import { ExitCode, JobqError } from '../errors.js';
-import { DEFAULT_PRIORITY } from './defaults.js';
+import { DEFAULT_PRIORITY } from '../config/defaults.js';
 import { unstorableJson } from './json-text.js';
 import { MAX_PAYLOAD_BYTES, type UntypedNewJob } from './types.js';
 
@@ -65,8 +65,8 @@ let poolOffset = pool.length;
 /**
  * A job key that sorts by creation time: 12 hex digits of milliseconds, then 16 of randomness
  * (unique enough: 2^64 per millisecond). New keys land at the right-hand end of the unique index,
- * like the auto-increment ids, instead of all over it as random UUIDs do; the README's
- * Performance section has the figures.
+ * like the auto-increment ids, instead of all over it as random UUIDs do; docs/performance.md
+ * has the figures.
  */
 export function timeOrderedKey(): string {
   if (poolOffset + 8 > pool.length) {

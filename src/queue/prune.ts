@@ -3,6 +3,7 @@ import { parseDuration } from '../config/duration.js';
 import { ExitCode, JobqError } from '../errors.js';
 import * as keySql from './sql/job-keys.js';
 import * as pruneSql from './sql/prune.js';
+import type { QuotedIdentifier } from '../config/identifiers.js';
 
 /** Which finished jobs to delete: those that ended longer ago than this (`7d`, `12h`, or seconds). */
 export interface PruneOptions {
@@ -28,7 +29,7 @@ const CHUNK = 1000;
  * Deletes done and failed jobs that ended before the cuts, oldest first, in chunks of autocommit
  * statements: no long transaction, no big lock set, and workers claim on between them.
  */
-export async function pruneJobs(db: Database, table: string, options: PruneOptions & { keysOf?: string }): Promise<PruneResult> {
+export async function pruneJobs(db: Database, table: QuotedIdentifier, options: PruneOptions & { keysOf?: string }): Promise<PruneResult> {
   const result: PruneResult = { done: 0, failed: 0, keys: 0, chunks: 0 };
   const cuts = [
     ['done', options.doneOlderThan, 'doneOlderThan'],
@@ -59,7 +60,7 @@ export async function pruneJobs(db: Database, table: string, options: PruneOptio
  * chunk at a time. Enqueueing a key again also frees it; this keeps jobq_job_keys from growing
  * by a row for every job ever queued.
  */
-async function pruneKeys(db: Database, table: string, queue: string, result: PruneResult): Promise<void> {
+async function pruneKeys(db: Database, table: QuotedIdentifier, queue: string, result: PruneResult): Promise<void> {
   for (let after = ''; ; ) {
     const rows = await db.query<Array<{ job_key: string }>>(keySql.KEYS_AFTER_SQL, [queue, after, CHUNK]);
     if (rows.length === 0) return;

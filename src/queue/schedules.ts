@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import { Cron } from 'croner';
-import type { Database, Statement } from '../db/database.js';
+import type { Database } from '../db/database.js';
+import type { Statement } from '../db/transaction.js';
 import { ExitCode, JobqError } from '../errors.js';
 import { KeyedInsert } from './keyed-insert.js';
 import { toJobRow, type JobRow } from './new-jobs.js';
 import { insertJobsSql } from './sql/enqueue.js';
 import { KEYS_TABLE } from './sql/job-keys.js';
 import * as scheduleSql from './sql/schedules.js';
+import type { QuotedIdentifier } from '../config/identifiers.js';
 
 /** What a schedule enqueues at each tick. */
 export interface ScheduledJob {
@@ -125,7 +127,7 @@ export async function listSchedules(db: Database, queue: string): Promise<Schedu
  * others, nor the workers. A schedule whose ticks end has its last tick enqueued, then never
  * comes due again (sql/schedules.ts, ENDED).
  */
-export async function enqueueDueTicks(db: Database, table: string, queue: string, partitioned: boolean): Promise<{ enqueued: number; skipped: SkippedSchedule[] }> {
+export async function enqueueDueTicks(db: Database, table: QuotedIdentifier, queue: string, partitioned: boolean): Promise<{ enqueued: number; skipped: SkippedSchedule[] }> {
   const due = await db.query<Array<ScheduleRow & { now: string }>>(scheduleSql.DUE_SCHEDULES_SQL, [queue]);
   let enqueued = 0;
   const skipped: SkippedSchedule[] = [];

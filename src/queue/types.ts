@@ -1,16 +1,11 @@
 import type { GaleraNode } from '../db/galera.js';
 import type { TableLayout } from './table-layout.js';
-import type { Lane } from './sql/claim.js';
 
-export type { Lane } from './sql/claim.js';
+export type { Claim, ClaimedJob, ClaimOptions, Lane, Settlement } from '../claim/types.js';
 
-/** Where a job is in its life: see "Job states" in the README. */
+/** Where a job is in its life: see "Job states" in docs/design.md. */
 export type JobStatus = 'unclaimed' | 'claimed' | 'done' | 'failed';
 export const JOB_STATUSES: readonly JobStatus[] = ['unclaimed', 'claimed', 'done', 'failed'];
-
-/** How a claim chooses candidates: the article's random first letter of `d` (the demo), or oldest first. */
-export type CandidatePick = 'random-prefix' | 'oldest';
-export const CANDIDATE_PICKS: readonly CandidatePick[] = ['random-prefix', 'oldest'];
 
 /** The largest payload a job may carry, as UTF-8 JSON text. */
 export const MAX_PAYLOAD_BYTES = 64 * 1024;
@@ -72,24 +67,6 @@ export interface EnqueueResult {
   lastId: number | null;
 }
 
-/** A job handed out by a claim. */
-export interface ClaimedJob {
-  id: number;
-  kind: string | null;
-  payload: unknown;
-  /**
-   * This run's number among the job's runs: 1 at first, 1 more after each failure of its handler.
-   * Runs handed back unstarted, and runs whose lease ran out, do not count.
-   */
-  attempts: number;
-  /**
-   * How many times in a row a lease of this job ran out without its worker settling it. Above 0,
-   * the job may have crashed its worker: it is claimed alone, and `queue.work` runs it alone.
-   */
-  leaseExpiries: number;
-  /** Smaller runs first. */
-  priority: number;
-}
 
 /** A job as a handler of `queue.work` gets it. */
 export interface Job<Kind extends string | null = string | null, Payload = unknown> {
@@ -115,45 +92,7 @@ export type HandlerMap<Tasks extends TaskMap> =
     ? { [kind: string]: JobHandler<Job<string, unknown>> }
     : { [Kind in keyof Tasks & string]?: JobHandler<Job<Kind, Tasks[Kind]>> };
 
-export interface ClaimOptions {
-  /** Most jobs to take (1 to {@link MAX_BATCH_SIZE}). */
-  batchSize: number;
-  /** Only jobs of these kinds (then `pick` is always oldest first). */
-  kinds?: readonly string[];
-  /** How candidates are chosen when no `kinds` are given; default `oldest`. */
-  pick?: CandidatePick;
-  /** Seconds the jobs stay ours; after that another consumer may claim them again. */
-  leaseSeconds?: number;
-  /** A number from 1 up to record as `owner_id` (the consumer's number in the article); 0, the default, is nobody. */
-  ownerId?: number;
-  /**
-   * Claims that run at the same time read disjoint lanes first (`id MOD count = index` on one server), and take
-   * other lanes' jobs only once those have waited `stealAfterMs`. Omitted: the whole queue.
-   */
-  lane?: Lane;
-  /** See `lane`; default 50. */
-  stealAfterMs?: number;
-}
 
-/** The result of one claim attempt. */
-export interface Claim {
-  /** Unique to this claim: only the holder of this token can complete or release its jobs. */
-  readonly token: Buffer;
-  /** The jobs now held, ids ascending; empty when nothing could be claimed. */
-  readonly jobs: readonly ClaimedJob[];
-  /** How many candidate ids the first step found (the claim is "empty" when this is > 0 and jobs is empty). */
-  readonly candidates: number;
-  /** Ids moved to `failed` by this claim because their lease had run out too often (DEFAULTS.maxLeaseExpiries). */
-  readonly failedIds: readonly number[];
-}
-
-/** What completing or releasing a claim did. */
-export interface Settlement {
-  /** Jobs still ours that were deleted, marked done or released. */
-  settled: number;
-  /** Jobs we no longer owned (the lease ran out and another consumer claimed them): left alone. */
-  lost: number;
-}
 
 export interface QueueStats {
   table: string;

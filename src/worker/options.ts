@@ -1,7 +1,7 @@
-import { ExitCode, JobqError } from '../errors.js';
-import { checkLeaseSeconds, DEFAULTS, MAX_BATCH_SIZE } from '../queue/defaults.js';
+import { DEFAULTS } from '../config/defaults.js';
+import { checkNumber, OPTIONS } from '../config/options.js';
 
-/** How `queue.work` runs; every field has a default (see src/queue/defaults.ts). */
+/** How `queue.work` runs; every field has a default (see src/config/defaults.ts). */
 export interface WorkerOptions {
   /** Handlers running at once (default 10). */
   concurrency?: number;
@@ -24,27 +24,15 @@ export interface WorkerOptions {
 
 export type ResolvedWorkerOptions = Required<WorkerOptions>;
 
-/** The options with their defaults, or a one-line error naming the first bad one. */
+/** The options with their defaults, or a one-line error naming the first bad one (the rules of src/config/options.ts). */
 export function resolveWorkerOptions(options: WorkerOptions = {}): ResolvedWorkerOptions {
-  const resolved: ResolvedWorkerOptions = {
-    concurrency: options.concurrency ?? DEFAULTS.concurrency,
-    batchSize: options.batchSize ?? DEFAULTS.batchSize,
-    leaseSeconds: options.leaseSeconds ?? DEFAULTS.leaseSeconds,
-    maxAttempts: options.maxAttempts ?? DEFAULTS.maxAttempts,
-    retryDelayMs: options.retryDelayMs ?? DEFAULTS.retryDelayMs,
+  return {
+    concurrency: checkNumber(OPTIONS.concurrency, options.concurrency),
+    batchSize: checkNumber(OPTIONS.batchSize, options.batchSize),
+    leaseSeconds: checkNumber(OPTIONS.leaseSeconds, options.leaseSeconds),
+    maxAttempts: checkNumber(OPTIONS.maxAttempts, options.maxAttempts),
+    retryDelayMs: checkNumber(OPTIONS.retryDelayMs, options.retryDelayMs),
     keepDone: options.keepDone ?? DEFAULTS.keepDone,
     once: options.once ?? DEFAULTS.once,
   };
-  wholeNumber('concurrency', resolved.concurrency, 1, 10_000);
-  wholeNumber('batchSize', resolved.batchSize, 1, MAX_BATCH_SIZE);
-  wholeNumber('maxAttempts', resolved.maxAttempts, 1, 1000);
-  wholeNumber('retryDelayMs', resolved.retryDelayMs, 0, 3_600_000);
-  checkLeaseSeconds(resolved.leaseSeconds);
-  return resolved;
-}
-
-function wholeNumber(name: string, value: number, min: number, max: number): void {
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new JobqError(`${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(value)}`, ExitCode.usage);
-  }
 }

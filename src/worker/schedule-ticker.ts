@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DatabaseClosedError } from '../db/database.js';
+import { DatabaseClosedError } from '../db/connect.js';
 import type { SkippedSchedule } from '../queue/schedules.js';
 
 // How often a worker looks for schedules that have come due: a tick is enqueued within about

@@ -1,21 +1,23 @@
 import { EventEmitter } from 'node:events';
 import { randomInt } from 'node:crypto';
-import { DatabaseClosedError, type ConnectionEvent, type Database } from '../db/database.js';
+import { DatabaseClosedError } from '../db/connect.js';
+import { type ConnectionEvent } from '../db/connection-events.js';
+import { type Database } from '../db/database.js';
 import type { CandidateSource } from '../db/replica.js';
-import { ExitCode, JobqError } from '../errors.js';
-import { checkKind } from '../queue/new-jobs.js';
-import type { AnyTasks, Claim, ClaimedJob, HandlerMap, Job, JobHandler, JobOf, TaskMap } from '../queue/types.js';
-import { ClaimLoop, type JobSink } from './claim-loop.js';
+import type { AnyTasks, Claim, HandlerMap, Job, JobHandler, JobOf, TaskMap } from '../queue/types.js';
+import { HandlerAbort, resolveHandlers, runHandler, settleOutcome, type Held, type ResolvedHandlers } from './job-runner.js';
+import { ClaimLoop, type JobSink } from '../claim/loop.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './options.js';
-import { LaneRowGate, OPEN_GATE } from './turn-gate.js';
+import { LaneRowGate, OPEN_GATE } from '../claim/turn-gate.js';
 import { runScheduleTicker } from './schedule-ticker.js';
 import type { SkippedSchedule } from '../queue/schedules.js';
+import type { QuotedIdentifier } from '../config/identifiers.js';
 
 /** What a worker needs from its queue. */
 export interface WorkerContext {
   /** The jobs table's plain (validated) name, and quoted for SQL. */
   table: string;
-  quotedTable: string;
+  quotedTable: QuotedIdentifier;
   /** Opens a connection of its own that reconnects through outages; waits for a server that is down until `stopWaiting` aborts. */
   connect(onConnectionEvent: (event: ConnectionEvent) => void, stopWaiting: AbortSignal): Promise<Database>;
   /** Throws a one-line error unless the table is there at the current schema; reads its lane count. */
@@ -50,8 +52,9 @@ export interface WorkerCounters {
   retried: number;
   failed: number;
   /**
-   * Transactions run again after InnoDB rolled them back: a deadlock, or on Galera a write set
-   * that lost certification to another node's (both error 1213); and lock wait timeouts (1205).
+   * Transactions run again after the server rolled them back: a deadlock, or a write set that
+   * lost certification to another node's (Galera, Group Replication in multi-primary mode); and
+   * lock wait timeouts (1205).
    */
   deadlocks: number;
   lockWaits: number;
@@ -82,7 +85,7 @@ export interface StopOptions {
 /**
  * Claim loops per worker, each on a connection of its own. One loop waits for the server during
  * most of its turn; a second one claims meanwhile, so the server's two cores both work. Measured
- * in `npm run bench` (200,000 jobs, no-op handler, concurrency 10): see the README.
+ * in `npm run bench` (200,000 jobs, no-op handler, concurrency 10): see docs/performance.md.
  */
 const CLAIM_LOOPS = 2;
 
@@ -91,9 +94,9 @@ const EXTRA_LOOP_PAUSE_MS = 500;
 
 /**
  * How long the first claim loop waits after a turn that brought only a few jobs, so that jobs
- * arriving one at a time are claimed several per turn. Without it, two producers enqueueing one
- * job at a time met a worker turning back to back (each turn a COMMIT and about 1.8 ms of the
- * server's CPU): they reached 0.62x of two plain INSERT loops, enqueue-to-start p95 10 ms.
+ * arriving one at a time are claimed several per turn instead of a turn (a COMMIT) each, which
+ * held up the producers (no wait, 3, 4 and 5 ms measured in docs/performance.md, "The path your
+ * own code takes").
  */
 const LIGHT_CLAIM_PAUSE_MS = 4;
 
@@ -106,32 +109,6 @@ const ABORT_GRACE_MS = 1000;
  * back to the queue when their lease runs out.
  */
 const STOP_DATABASE_WAIT_MS = 5000;
-
-interface Held {
-  job: ClaimedJob;
-  claim: Claim;
-  loop: ClaimLoop;
-  /** Fires the handler's `signal`: a hard stop, or a lease that ran out. */
-  abort: HandlerAbort;
-}
-
-/**
- * A handler's abort signal, made when the handler first reads it or when it must fire: most
- * handlers never read it, and an AbortController per job is work on the drain's hot path.
- */
-class HandlerAbort {
-  private controller: AbortController | undefined;
-
-  get signal(): AbortSignal {
-    this.controller ??= new AbortController();
-    return this.controller.signal;
-  }
-
-  /** Fires the signal once, with this reason. */
-  abort(reason: Error): void {
-    if (!this.signal.aborted) this.controller!.abort(reason);
-  }
-}
 
 /**
  * An in-process worker: claim loops that keep `concurrency` handlers busy, settling finished jobs
@@ -194,7 +171,6 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
       // A claim records its owner: this process, as `ps` shows it, and as `jobq cancel` and `stats` report it.
       const settings = {
         ...this.options,
-        pick: 'oldest' as const,
         ownerId: process.pid,
         queue: context.table,
         partitions,
@@ -204,17 +180,17 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
       this.loops = connections.map((db, i) => {
         const gate = lanes > 0 ? new LaneRowGate(context.table, lanes, firstLane + i) : OPEN_GATE;
         // The first loop always claims; the others only while lanes are free and claims come
-        // back well filled. Four workers with two loops each on three lanes drained at 0.73x of
-        // one worker, with one loop each 0.95x; each turn also costs the server about 1.8 ms
-        // however few jobs it claims.
+        // back well filled: extra loops that claimed regardless slowed several workers sharing
+        // few lanes, and each turn costs the server CPU however few jobs it claims.
         const loopSettings =
           i === 0
             ? { ...settings, pauseAfterLightClaimMs: LIGHT_CLAIM_PAUSE_MS }
             : { ...settings, pauseWhenLanesBusyMs: EXTRA_LOOP_PAUSE_MS, pauseAfterLightClaimMs: EXTRA_LOOP_PAUSE_MS };
         const loop: ClaimLoop = new ClaimLoop(db, context.quotedTable, loopSettings, gate, this.sinkFor(() => loop), (result) => {
           if (this.suspect !== undefined) this.startJobs();
-          if (result.claim.jobs.length > 0 || result.claim.candidates > 0) this.counters.claims++;
-          if (result.claim.jobs.length === 0 && result.claim.candidates > 0) this.counters.emptyClaims++;
+          const { jobs, candidates } = result.claim ?? { jobs: [], candidates: 0 };
+          if (jobs.length > 0 || candidates > 0) this.counters.claims++;
+          if (jobs.length === 0 && candidates > 0) this.counters.emptyClaims++;
           this.counters.deadlocks = sum(connections, (db) => db.counters.deadlockRetries);
           this.counters.lockWaits = sum(connections, (db) => db.counters.lockWaitRetries);
           if (this.options.once) void this.stopIfDrained(() => this.hasUnpausedDueWork(context, connections[0]!));
@@ -319,46 +295,18 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
   }
 
   private async runJob(held: Held): Promise<void> {
-    const { job, claim, loop } = held;
-    const view = {
-      id: job.id,
-      kind: job.kind,
-      payload: job.payload,
-      attempts: job.attempts,
-      get signal() {
-        return held.abort.signal;
-      },
-    };
-    let outcome: { ok: true; result: unknown } | { ok: false; error: unknown };
-    const started = performance.now();
-    try {
-      const handler = this.handlers.handlerFor(job.kind);
-      if (handler === undefined) throw new Error(`no handler for kind ${JSON.stringify(job.kind)}`);
-      outcome = { ok: true, result: await handler(view) };
-    } catch (error) {
-      outcome = { ok: false, error };
-    }
+    const { view, outcome, durationMs } = await runHandler(this.handlers, held);
     if (held === this.suspect) this.suspect = undefined;
     if (!this.running.delete(held)) return; // given up on after stop({ timeoutMs }): already failed
-    const durationMs = performance.now() - started;
-    if (loop.leaseLost(claim)) {
-      // Another worker may have the job by now. Its outcome is still sent, guarded by the claim's
-      // token: if nobody took the job meanwhile, it is settled and not run again.
-      if (outcome.ok) loop.complete(claim, job.id);
-      else loop.fail(claim, job.id, outcome.error);
+    const settled = settleOutcome(held, outcome, this.options.maxAttempts);
+    this.counters[settled]++;
+    if (settled === 'lost') {
       this.loseLease(held);
-      this.counters.lost++;
       this.emitSafely('lost', view, { durationMs } satisfies RunInfo);
     } else if (outcome.ok) {
-      loop.complete(claim, job.id);
-      this.counters.completed++;
       this.emitSafely('completed', view, outcome.result, { durationMs } satisfies RunInfo);
     } else {
-      const final = job.attempts >= this.options.maxAttempts;
-      loop.fail(claim, job.id, outcome.error);
-      if (final) this.counters.failed++;
-      else this.counters.retried++;
-      this.emitSafely('failed', view, outcome.error, { final, durationMs } satisfies FailureInfo);
+      this.emitSafely('failed', view, outcome.error, { final: settled === 'failed', durationMs } satisfies FailureInfo);
     }
     this.startJobs();
     if (this.running.size === 0) this.whenIdle?.();
@@ -413,7 +361,6 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
     this.running.clear();
   }
 
-  /** With `once`: stops when every loop found nothing, nothing is in hand, and nothing is due. */
   /**
    * For `once`: is anything due that this worker could claim? Jobs of paused kinds do not count.
    * A worker of every kind that sees kinds paused has only its loops' word for it: they found
@@ -427,6 +374,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
     return kinds.length > 0 && context.hasDueWork(db, kinds);
   }
 
+  /** With `once`: stops when every loop found nothing, nothing is in hand, and nothing is due. */
   private async stopIfDrained(hasDueWork: () => Promise<boolean>): Promise<void> {
     if (this.checkingDrained || this.claiming.signal.aborted) return;
     if (this.running.size > 0 || this.waiting.length > 0 || this.suspect !== undefined || !this.loops.every((loop) => loop.idle)) return;
@@ -452,27 +400,6 @@ export interface Worker<Tasks extends TaskMap = AnyTasks> {
   once(event: 'connection', listener: (event: ConnectionEvent) => void): this;
   once(event: 'warning', listener: (warning: WorkerWarning) => void): this;
   once(event: 'lost', listener: (job: JobOf<Tasks>, info: RunInfo) => void): this;
-}
-
-interface ResolvedHandlers {
-  /** The kinds to claim; undefined: any kind. */
-  kinds?: string[];
-  handlerFor(kind: string | null): JobHandler<Job> | undefined;
-}
-
-function resolveHandlers(handlers: JobHandler<Job> | Record<string, JobHandler<Job> | undefined>): ResolvedHandlers {
-  if (typeof handlers === 'function') return { handlerFor: () => handlers };
-  if (typeof handlers !== 'object' || handlers === null) {
-    throw new JobqError('work() takes a handler function, or an object of handlers by kind: { email: async (job) => ... }', ExitCode.usage);
-  }
-  const entries = Object.entries(handlers).filter(([, handler]) => handler !== undefined);
-  if (entries.length === 0) throw new JobqError('work() got an empty handler map: name at least one kind', ExitCode.usage);
-  for (const [kind, handler] of entries) {
-    if (typeof handler !== 'function') throw new JobqError(`the handler for kind ${JSON.stringify(kind)} is not a function`, ExitCode.usage);
-    checkKind(kind, 'work()');
-  }
-  const byKind = new Map(entries as Array<[string, JobHandler<Job>]>);
-  return { kinds: [...byKind.keys()], handlerFor: (kind) => (kind === null ? undefined : byKind.get(kind)) };
 }
 
 /**

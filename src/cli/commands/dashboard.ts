@@ -3,7 +3,8 @@ import { createDashboardServer } from '../../dashboard/server.js';
 import { Access, DASHBOARD_TOKEN_ENV, tokenFromEnv } from '../../dashboard/access.js';
 import { listen } from '../../dashboard/http.js';
 import { StatsSampler } from '../../dashboard/sampler.js';
-import { JobQueue } from '../../queue/job-queue.js';
+import { DASHBOARD_DEFAULTS } from '../../config/defaults.js';
+import { JobQueue } from '../../job-queue.js';
 import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
 import { LineWriter } from '../output.js';
 import { onInterrupts } from '../signals.js';
@@ -17,8 +18,8 @@ interface DashboardOptions extends ConnectionOptions {
 export function registerDashboard(program: Command): void {
   addConnectionOptions(program.command('dashboard'))
     .description('serve a web page of the queue (counts, throughput, claims, failed jobs) and Prometheus metrics')
-    .addOption(new Option('--port <port>', 'port to listen on (0: any free one)').argParser(numberIn(0, 65_535)).default(9750))
-    .addOption(new Option('--host <address>', 'address to listen on; any other than this machine needs a token').default('127.0.0.1'))
+    .addOption(new Option('--port <port>', 'port to listen on (0: any free one)').argParser(numberIn(0, 65_535)).default(DASHBOARD_DEFAULTS.port))
+    .addOption(new Option('--host <address>', 'address to listen on; any other than this machine needs a token').default(DASHBOARD_DEFAULTS.host))
     .addOption(new Option('--token <token>', `required to open the page, the API and /metrics (at least 16 characters; better: $${DASHBOARD_TOKEN_ENV}, which ps does not show)`))
     .addHelpText(
       'after',

@@ -1,7 +1,8 @@
 import { Option, type Command } from 'commander';
 import { ExitCode, JobqError } from '../../errors.js';
-import type { JobQueue } from '../../queue/job-queue.js';
+import type { JobQueue } from '../../job-queue.js';
 import { alteredNumber } from '../../queue/json-text.js';
+import { DEFAULT_PRIORITY } from '../../config/defaults.js';
 import { checkKind, PRIORITY_RANGE, toJobRow } from '../../queue/new-jobs.js';
 import type { EnqueueResult, NewJob } from '../../queue/types.js';
 import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
@@ -31,7 +32,7 @@ export function registerEnqueue(program: Command): void {
     .addOption(
       new Option('--priority <n>', 'smaller runs first among due jobs (with --stdin: for lines that give none)')
         .argParser(numberIn(PRIORITY_RANGE.min, PRIORITY_RANGE.max))
-        .default(0),
+        .default(DEFAULT_PRIORITY),
     )
     .option('--key <key>', 'idempotency key: a job with this key is queued once, however often sent')
     .option('--stdin', `read jobs from standard input, one JSON object per line with the fields ${LINE_FIELDS.map((f) => `"${f}"`).join(', ')}`)

@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { ExitCode, JobqError } from '../../errors.js';
+import { DEFAULT_PRIORITY } from '../../config/defaults.js';
 import { PRIORITY_RANGE } from '../../queue/new-jobs.js';
 import type { Schedule } from '../../queue/schedules.js';
 import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
@@ -36,7 +37,7 @@ Examples:
     .requiredOption('--cron <expression>', 'when: 5 fields (minute hour day month weekday), 6 with seconds first, 7 with a year last')
     .requiredOption('--kind <kind>', 'the kind of job enqueued at each tick')
     .option('--payload <json>', 'the payload of each job, any JSON value up to 64 KiB')
-    .addOption(new Option('--priority <n>', 'the priority of each job (smaller runs first)').argParser(numberIn(PRIORITY_RANGE.min, PRIORITY_RANGE.max)).default(0))
+    .addOption(new Option('--priority <n>', 'the priority of each job (smaller runs first)').argParser(numberIn(PRIORITY_RANGE.min, PRIORITY_RANGE.max)).default(DEFAULT_PRIORITY))
     .addOption(new Option('--time-zone <zone>', 'IANA time zone the expression is read in').default('UTC'))
     .addOption(
       new Option('--catch-up <which>', 'after downtime: the latest missed tick only, or all of them (at most 1,000 per pass)').choices(['latest', 'all']).default('latest'),

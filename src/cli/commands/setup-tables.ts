@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
-import { DEFAULTS, MAX_LANES } from '../../queue/defaults.js';
-import { JobQueue } from '../../queue/job-queue.js';
+import { DEFAULTS, MAX_LANES } from '../../config/defaults.js';
+import { JobQueue } from '../../job-queue.js';
 import type { PartitionMethod } from '../../queue/sql/partitions.js';
 import { describeLayout, MAX_PARTITIONS } from '../../queue/table-layout.js';
 import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
@@ -30,7 +30,7 @@ Examples:
   jobq setup-tables --table emails           another queue beside it
   jobq setup-tables --recreate --force       start again from an empty table
   jobq setup-tables --lanes 8                let up to 8 claims run at once (a server with more cores)
-  jobq setup-tables --partitions 8           partition the table on id (see "Scaling out" in the README)
+  jobq setup-tables --partitions 8           partition the table on id (see docs/operations.md)
   jobq setup-tables --partitions 0           back to one unpartitioned table`,
     )
     .action(async (options: SetupTablesOptions) => {

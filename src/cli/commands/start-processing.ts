@@ -1,8 +1,9 @@
 import { Option, type Command } from 'commander';
 import { ExitCode, JobqError } from '../../errors.js';
-import { ARTICLE_BATCH_SIZE, DEFAULTS, LEASE_SECONDS_RANGE, MAX_BATCH_SIZE } from '../../queue/defaults.js';
-import { CANDIDATE_PICKS, type CandidatePick } from '../../queue/types.js';
-import { addConnectionOptions, addReplicaOptions, numberIn, type ConnectionOptions } from '../options.js';
+import { ARTICLE_OPTIONS } from '../../config/options.js';
+import { articleChildren, consumerTurns, type ArticleRun } from '../../demo/children.js';
+import { CANDIDATE_PICKS, type CandidatePick } from '../../demo/demo-jobs.js';
+import { addConnectionOptions, addReplicaOptions, numberIn, optionFor, type ConnectionOptions } from '../options.js';
 import { runSupervised } from '../supervised-run.js';
 
 interface StartProcessingOptions extends ConnectionOptions {
@@ -23,18 +24,18 @@ interface StartProcessingOptions extends ConnectionOptions {
 export function registerStartProcessing(program: Command): void {
   addReplicaOptions(addConnectionOptions(program.command('start-processing')))
     .description('run generator and consumer processes against the jobs table until Ctrl-C')
-    .addOption(new Option('-g, --generators <n>', 'generator processes (0: consume only)').argParser(numberIn(0, 64)).default(2))
-    .addOption(new Option('-c, --consumers <n>', 'consumer processes (0: generate only)').argParser(numberIn(0, 64)).default(10))
-    .addOption(new Option('-b, --batch-size <n>', 'most jobs one claim may take').argParser(numberIn(1, MAX_BATCH_SIZE)).default(ARTICLE_BATCH_SIZE))
-    .addOption(new Option('--commit-every <n>', 'a generator commits after every N inserts').argParser(numberIn(1, 1000)).default(10))
+    .addOption(optionFor(ARTICLE_OPTIONS.generators))
+    .addOption(optionFor(ARTICLE_OPTIONS.consumers))
+    .addOption(optionFor(ARTICLE_OPTIONS.batchSize))
+    .addOption(optionFor(ARTICLE_OPTIONS.commitEvery))
     .addOption(new Option('--jobs <n>', 'generators stop after N jobs in total (default: unlimited)').argParser(numberIn(1, Number.MAX_SAFE_INTEGER)))
     .addOption(new Option('--duration <seconds>', 'stop everything gracefully after this long').argParser(numberIn(0.1, 31_536_000, false)))
     .option('--until-empty', 'stop once the generators are done and no unclaimed or claimed job is left')
-    .addOption(new Option('--work-ms <ms>', 'simulated processing time per claimed batch').argParser(numberIn(0, 3_600_000)).default(0))
+    .addOption(optionFor(ARTICLE_OPTIONS.workMs))
     .addOption(new Option('--pick <how>', "candidates: the article's random first letter of d, or oldest first").choices(CANDIDATE_PICKS).default('random-prefix'))
     .option('--keep-done', 'mark processed jobs done instead of deleting them (debugging)')
     .option('-q, --quiet', 'no per-claim lines, only progress and the summary')
-    .addOption(new Option('--lease <seconds>', 'a claim holds its jobs this long; then they may be claimed again').argParser(numberIn(LEASE_SECONDS_RANGE.min, LEASE_SECONDS_RANGE.max, false)).default(DEFAULTS.leaseSeconds))
+    .addOption(optionFor(ARTICLE_OPTIONS.leaseSeconds))
     .addHelpText(
       'after',
       `
@@ -54,19 +55,22 @@ A second Ctrl-C exits at once; leases give unfinished claims to the next run.`,
       if (options.untilEmpty && options.generators > 0 && options.jobs === undefined && options.duration === undefined) {
         throw new JobqError('--until-empty with generators needs --jobs N (or --duration): unlimited generators never finish', ExitCode.usage);
       }
-      process.exitCode = await runSupervised(options, {
+      const run: ArticleRun = {
         generators: options.generators,
         consumers: options.consumers,
-        batchSize: options.batchSize,
+        ...(options.jobs !== undefined && { jobs: options.jobs }),
         commitEvery: options.commitEvery,
-        untilEmpty: options.untilEmpty ?? false,
-        workMs: options.workMs,
+        batchSize: options.batchSize,
         pick: options.pick,
+        workMs: options.workMs,
         keepDone: options.keepDone ?? false,
         leaseSeconds: options.lease,
         quiet: options.quiet ?? false,
-        ...(options.jobs !== undefined && { jobs: options.jobs }),
-        ...(options.duration !== undefined && { durationSeconds: options.duration }),
-      });
+      };
+      process.exitCode = await runSupervised(options, (connection) => ({
+        children: articleChildren(connection, run),
+        claimTurns: consumerTurns(run.consumers),
+        stop: { untilEmpty: options.untilEmpty ?? false, ...(options.duration !== undefined && { durationSeconds: options.duration }) },
+      }));
     });
 }

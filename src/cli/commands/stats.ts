@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
-import { JobQueue } from '../../queue/job-queue.js';
+import { JobQueue } from '../../job-queue.js';
 import type { QueueStats } from '../../queue/types.js';
 import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
 import { LineWriter, statsJson, statsLines } from '../output.js';

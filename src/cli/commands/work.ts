@@ -1,17 +1,21 @@
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { Access, DASHBOARD_TOKEN_ENV, tokenFromEnv } from '../../dashboard/access.js';
-import { DEFAULTS, LEASE_SECONDS_RANGE, MAX_BATCH_SIZE } from '../../queue/defaults.js';
+import { DASHBOARD_DEFAULTS } from '../../config/defaults.js';
+import { OPTIONS } from '../../config/options.js';
 import { loadHandlers } from '../../processes/handler-module.js';
+import { handlerWorkerChildren, type HandlerWorkers } from '../../processes/handler-worker-children.js';
 import { onlyKinds } from '../../worker/handler-kinds.js';
 import { resolveWorkerOptions } from '../../worker/options.js';
-import { addConnectionOptions, addReplicaOptions, numberIn, type ConnectionOptions } from '../options.js';
+import { addConnectionOptions, addReplicaOptions, numberIn, optionFor, type ConnectionOptions } from '../options.js';
 import { runSupervised } from '../supervised-run.js';
 import { runWorkerInProcess } from '../work-in-process.js';
 
 interface WorkOptions extends ConnectionOptions {
   handler: string;
-  consumers: number;
+  processes: number;
+  /** The old name of --processes, hidden. */
+  consumers?: number;
   concurrency: number;
   batchSize: number;
   kind?: string[];
@@ -28,19 +32,20 @@ export function registerWork(program: Command): void {
   addReplicaOptions(addConnectionOptions(program.command('work')))
     .description('run your own code on queued jobs: queue.work with your handler module, in one process or several')
     .requiredOption('--handler <file>', 'ES module or CommonJS file: export default async (job) => ..., or { kind: async (job) => ... }')
-    .addOption(new Option('--concurrency <n>', 'handlers running at once in each process').argParser(numberIn(1, 10_000)).default(DEFAULTS.concurrency))
-    .addOption(new Option('-c, --consumers <n>', 'worker processes (1: this process, no children)').argParser(numberIn(1, 64)).default(1))
-    .addOption(new Option('-b, --batch-size <n>', 'most jobs one claim takes').argParser(numberIn(1, MAX_BATCH_SIZE)).default(DEFAULTS.batchSize))
+    .addOption(optionFor(OPTIONS.concurrency))
+    .addOption(optionFor(OPTIONS.processes))
+    .addOption(optionFor({ ...OPTIONS.processes, flags: '-c, --consumers <n>', default: undefined }).hideHelp())
+    .addOption(optionFor(OPTIONS.batchSize))
     .option('--kind <kind...>', 'only jobs of these kinds')
     .option('--once', 'exit when no job is due (delayed jobs and retries wait for the next run): for cron and tests')
-    .addOption(new Option('--lease <seconds>', 'a claim holds its jobs this long (renewed while they wait and run)').argParser(numberIn(LEASE_SECONDS_RANGE.min, LEASE_SECONDS_RANGE.max, false)).default(DEFAULTS.leaseSeconds))
-    .addOption(new Option('--max-attempts <n>', 'handler failures per job before it goes to failed').argParser(numberIn(1, 1000)).default(DEFAULTS.maxAttempts))
-    .addOption(new Option('--retry-delay-ms <ms>', 'wait before the first retry of a failed job; doubles per attempt').argParser(numberIn(0, 3_600_000)).default(DEFAULTS.retryDelayMs))
+    .addOption(optionFor(OPTIONS.leaseSeconds))
+    .addOption(optionFor(OPTIONS.maxAttempts))
+    .addOption(optionFor(OPTIONS.retryDelayMs))
     .option('--keep-done', 'mark finished jobs done instead of deleting them')
     .addOption(
       new Option('--metrics-port <port>', 'serve each process\'s counters and handler durations for Prometheus at /metrics: process N on port + N - 1 (0: any free ports)').argParser(numberIn(0, 65_535)),
     )
-    .addOption(new Option('--metrics-host <address>', `address for --metrics-port; any other than this machine needs $${DASHBOARD_TOKEN_ENV}`).default('127.0.0.1'))
+    .addOption(new Option('--metrics-host <address>', `address for --metrics-port; any other than this machine needs $${DASHBOARD_TOKEN_ENV}`).default(DASHBOARD_DEFAULTS.host))
     .addHelpText(
       'after',
       `
@@ -54,7 +59,7 @@ Ctrl-C stops gracefully: running jobs finish, claimed jobs not yet started go ba
 
 Examples:
   jobq work --handler ./send-email.js --kind email
-  jobq work --handler ./handler.mjs --concurrency 50 --consumers 4
+  jobq work --handler ./handler.mjs --concurrency 50 --processes 4
   jobq work --handler ./handler.mjs --once              drain what is due, then exit
   jobq work --handler ./handler.mjs --replica-url mysql://jobq:secret@replica1:3306/jobq
                                                         candidates from a replica, claims on the primary
@@ -76,31 +81,22 @@ Examples:
       // Checked here, once, before any process starts: another address needs the token.
       const access = options.metricsPort === undefined ? undefined : new Access(tokenFromEnv(), options.metricsHost, DASHBOARD_TOKEN_ENV);
       const metrics = access === undefined ? undefined : { port: options.metricsPort!, host: options.metricsHost, access };
-      if (options.consumers === 1) {
+      const processes = options.consumers ?? options.processes;
+      if (processes === 1) {
         // Exit once done even if the handler module keeps connections or timers open.
         process.exit(await runWorkerInProcess(options, handlers, workerOptions, metrics));
       }
-      process.exitCode = await runSupervised(options, {
-        generators: 0,
-        consumers: 0,
-        handlerWorkers: {
-          count: options.consumers,
-          handler: resolve(options.handler),
-          ...(kinds !== undefined && { kinds }),
-          // Each process runs until the supervisor sees the queue drained (--once) or stops it.
-          options: { ...workerOptions, once: false },
-          ...(metrics !== undefined && { metrics: { host: metrics.host, port: metrics.port } }),
-        },
-        batchSize: workerOptions.batchSize,
-        commitEvery: 1,
-        untilEmpty: workerOptions.once,
-        ignoreDelayed: true,
-        workMs: 0,
-        pick: 'oldest',
-        keepDone: workerOptions.keepDone,
-        leaseSeconds: workerOptions.leaseSeconds,
-        maxAttempts: workerOptions.maxAttempts,
-        quiet: true,
-      });
+      const workers: HandlerWorkers = {
+        count: processes,
+        handler: resolve(options.handler),
+        ...(kinds !== undefined && { kinds }),
+        // Each process runs until the supervisor sees the queue drained (--once) or stops it.
+        options: { ...workerOptions, once: false },
+        ...(metrics !== undefined && { metrics: { host: metrics.host, port: metrics.port } }),
+      };
+      process.exitCode = await runSupervised(options, (connection) => ({
+        children: handlerWorkerChildren(connection, workers),
+        stop: { untilEmpty: workerOptions.once, ignoreDelayed: true, ...(kinds !== undefined && { kinds }) },
+      }));
     });
 }

@@ -1,3 +1,4 @@
+import type { QuotedIdentifier } from '../../config/identifiers.js';
 /**
  * Cancelling jobs by id. The rows are locked first (FOR UPDATE, waiting for a claim that is
  * taking them right now), so that what is reported about each job is what the DELETE then finds:
@@ -5,13 +6,13 @@
  */
 
 /** The named jobs as they are now, locked until COMMIT. Params: [ids]. */
-export const LOCK_JOBS_SQL = (table: string) => `
+export const LOCK_JOBS_SQL = (table: QuotedIdentifier) => `
   SELECT id, status, owner_id, TIMESTAMPDIFF(MICROSECOND, NOW(6), run_after) AS lease_left_us
     FROM ${table} FORCE INDEX (PRIMARY)
    WHERE id IN (?)
      FOR UPDATE`;
 
 /** Removes those of the locked jobs that nobody works on. Params: [ids]. */
-export const DELETE_CANCELLABLE_SQL = (table: string) => `
+export const DELETE_CANCELLABLE_SQL = (table: QuotedIdentifier) => `
   DELETE j FROM ${table} AS j FORCE INDEX (PRIMARY)
    WHERE j.id IN (?) AND j.status IN ('unclaimed', 'failed')`;

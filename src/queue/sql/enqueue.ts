@@ -1,3 +1,4 @@
+import type { QuotedIdentifier } from '../../config/identifiers.js';
 /**
  * Inserting jobs, many rows per statement (one round trip and one commit per chunk).
  * `job_key` is unique and made by the client: when a connection drops during the COMMIT, the
@@ -8,7 +9,7 @@
  * a row the same statement inserted (a key given twice in one batch), errno 1869.
  * Params, per row: job_key, kind, payload, d, e, priority, delay in microseconds.
  */
-export const insertJobsSql = (table: string, rows: number) => `
+export const insertJobsSql = (table: QuotedIdentifier, rows: number) => `
   INSERT INTO ${table} (job_key, kind, payload, d, e, priority, run_after) VALUES
   ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND)').join(',\n  ')}
   ON DUPLICATE KEY UPDATE job_key = job_key`;
@@ -18,7 +19,7 @@ export const insertJobsSql = (table: string, rows: number) => `
  * that exists, `LAST_INSERT_ID(id)` makes the existing row's id the one reported. One round trip,
  * where an INSERT and a read of the id took two. Params: as insertJobsSql, one row.
  */
-export const INSERT_ONE_JOB_SQL = (table: string) => `
+export const INSERT_ONE_JOB_SQL = (table: QuotedIdentifier) => `
   INSERT INTO ${table} (job_key, kind, payload, d, e, priority, run_after)
   VALUES (?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND)
   ON DUPLICATE KEY UPDATE id = LAST_INSERT_ID(id)`;
@@ -27,9 +28,9 @@ export const INSERT_ONE_JOB_SQL = (table: string) => `
  * The jobs that hold these keys now: at most one each (the unique index, or on a partitioned
  * table jobq_job_keys, sees to it), read from the job_key index of either layout. Params: [keys].
  */
-export const JOBS_BY_KEY_SQL = (table: string) => `
+export const JOBS_BY_KEY_SQL = (table: QuotedIdentifier) => `
   SELECT job_key, MIN(id) AS id FROM ${table} FORCE INDEX (job_key) WHERE job_key IN (?) GROUP BY job_key`;
 
 /** The ids the keys ended up with, and how many of the keys are there (a covering read of the unique index). Params: [keys]. */
-export const ID_RANGE_OF_KEYS_SQL = (table: string) => `
+export const ID_RANGE_OF_KEYS_SQL = (table: QuotedIdentifier) => `
   SELECT MIN(id) AS first_id, MAX(id) AS last_id, COUNT(*) AS found FROM ${table} FORCE INDEX (job_key) WHERE job_key IN (?)`;

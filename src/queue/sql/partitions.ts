@@ -1,3 +1,4 @@
+import type { QuotedIdentifier } from '../../config/identifiers.js';
 /**
  * Partitioning the jobs table on its primary key (`setup-tables --partitions N`). HASH(id) puts
  * job `id` in partition `id MOD N`; KEY(id) in one picked by the server's hash of the id. Either
@@ -20,7 +21,7 @@ export const PARTITIONS_SQL = `
  * partitioned table cannot have without `id` in it; jobq_job_keys holds its uniqueness instead
  * (sql/job-keys.ts). The ALTER copies the table: minutes for millions of rows.
  */
-export const partitionTableSql = (table: string, method: PartitionMethod, count: number, keyIsUnique: boolean) => `
+export const partitionTableSql = (table: QuotedIdentifier, method: PartitionMethod, count: number, keyIsUnique: boolean) => `
   ALTER TABLE ${table}
   ${keyIsUnique ? 'DROP INDEX job_key, ADD KEY job_key (job_key)' : ''}
   PARTITION BY ${method === 'hash' ? 'HASH' : 'KEY'} (id) PARTITIONS ${count}`;
@@ -29,5 +30,5 @@ export const partitionTableSql = (table: string, method: PartitionMethod, count:
  * Back to one table, with the unique job_key index of an unpartitioned table. One statement: a
  * table left unpartitioned without its unique index would take a key twice.
  */
-export const unpartitionTableSql = (table: string) => `
+export const unpartitionTableSql = (table: QuotedIdentifier) => `
   ALTER TABLE ${table} DROP INDEX job_key, ADD UNIQUE KEY job_key (job_key) REMOVE PARTITIONING`;

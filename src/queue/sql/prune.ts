@@ -1,3 +1,4 @@
+import type { QuotedIdentifier } from '../../config/identifiers.js';
 /**
  * Retention: deleting done and failed jobs that ended before a cut, a chunk at a time. A finished
  * job's run_after is when it ended (see complete.ts), and its waiting_priority is 0, so the old
@@ -5,7 +6,7 @@
  */
 
 /** The oldest chunk of finished jobs that ended before the cut. Params: status, age µs, limit. */
-export const ENDED_BEFORE_SQL = (table: string) => `
+export const ENDED_BEFORE_SQL = (table: QuotedIdentifier) => `
   SELECT id FROM ${table} FORCE INDEX (status_priority_run_after)
    WHERE status = ? AND waiting_priority = 0 AND run_after < NOW(6) - INTERVAL ? MICROSECOND
    ORDER BY run_after, id LIMIT ?`;
@@ -15,6 +16,6 @@ export const ENDED_BEFORE_SQL = (table: string) => `
  * inserted into. The status is checked again: a failed job may have been requeued meanwhile.
  * Params: [ids], status.
  */
-export const DELETE_ENDED_SQL = (table: string) => `
+export const DELETE_ENDED_SQL = (table: QuotedIdentifier) => `
   DELETE j FROM ${table} AS j FORCE INDEX (PRIMARY)
    WHERE j.id IN (?) AND j.status = ?`;

@@ -1,10 +1,11 @@
 import { exactCollation, type ServerVersion } from '../../db/server-version.js';
-import { DEFAULTS } from '../defaults.js';
-import { CREATE_COUNTERS_TABLE_SQL } from './counters.js';
+import { DEFAULTS } from '../../config/defaults.js';
+import { CREATE_COUNTERS_TABLE_SQL } from '../../claim/sql/counters.js';
 import { CREATE_JOB_KEYS_TABLE_SQL } from './job-keys.js';
-import { CREATE_LANES_TABLE_SQL, insertLanesSql } from './lanes.js';
-import { CREATE_PAUSED_KINDS_TABLE_SQL } from './pause.js';
+import { CREATE_LANES_TABLE_SQL, insertLanesSql } from '../../claim/sql/lanes.js';
+import { CREATE_PAUSED_KINDS_TABLE_SQL } from '../../claim/sql/pause.js';
 import { CREATE_SCHEDULES_TABLE_SQL } from './schedules.js';
+import type { QuotedIdentifier } from '../../config/identifiers.js';
 
 /**
  * The jobs table's history, one numbered migration each. `setup-tables` applies the ones a table
@@ -16,7 +17,7 @@ export interface Migration {
   version: number;
   description: string;
   /** The statements, for a table name that is already validated and quoted, on this server. */
-  sql: (table: string, server: ServerVersion) => string;
+  sql: (table: QuotedIdentifier, server: ServerVersion) => string;
   /** Values for the statements' `?` placeholders, given the table's plain name. */
   values?: (name: string) => unknown[];
 }
@@ -27,7 +28,7 @@ export const schemaComment = (version: number): string => `jobq schema ${version
 export const ARTICLE_COLUMNS = ['id', 'd', 'e', 'status', 'owner_id', 'owner_date'];
 
 /** The article's jobs table (schema 1); the bench's reference loops use it as it is. */
-export const articleTableSql = (table: string) => `
+export const articleTableSql = (table: QuotedIdentifier) => `
       CREATE TABLE IF NOT EXISTS ${table} (
         id INTEGER NOT NULL PRIMARY KEY AUTO_INCREMENT,
         d VARCHAR(64) NOT NULL,
@@ -88,8 +89,8 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 4,
     description: 'cheaper claims: fewer index entries move, claim columns updated in place',
-    // Measured with a one-connection claim-and-delete loop (100,000 jobs, batch 100, MariaDB 10.11,
-    // 2 cores): the server spent 53 µs of CPU per job at schema 3 and 47 µs at schema 4. What a
+    // Measured with a one-connection claim-and-delete loop (docs/performance.md, "The article's
+    // demo"): the server spent 53 µs of CPU per job at schema 3 and 47 µs at schema 4. What a
     // claim costs is mostly index entries that move because it changes their columns:
     // - (kind, status, run_after) moved on every claim, with or without a kind (-7 µs). It now
     //   indexes copies of status and run_after that are NULL for jobs without a kind, so only jobs
@@ -231,5 +232,5 @@ export const TABLE_INFO_SQL = `
    GROUP BY t.TABLE_COMMENT`;
 
 export const CREATE_DATABASE_SQL = (database: string) => `CREATE DATABASE IF NOT EXISTS ${database}`;
-export const DROP_TABLE_SQL = (table: string) => `DROP TABLE IF EXISTS ${table}`;
-export const COUNT_ROWS_SQL = (table: string) => `SELECT COUNT(*) AS count FROM ${table}`;
+export const DROP_TABLE_SQL = (table: QuotedIdentifier) => `DROP TABLE IF EXISTS ${table}`;
+export const COUNT_ROWS_SQL = (table: QuotedIdentifier) => `SELECT COUNT(*) AS count FROM ${table}`;

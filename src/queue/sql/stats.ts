@@ -1,3 +1,4 @@
+import type { QuotedIdentifier } from '../../config/identifiers.js';
 /**
  * Counts per status over all jobs, and per kind and status over jobs that have a kind; the jobs
  * without a kind are the difference. `due` counts those whose run_after has come: for waiting
@@ -5,7 +6,7 @@
  * and run_after that are NULL for jobs without a kind (schema 4), so it cannot count those itself.
  * One statement, so both parts see the same snapshot.
  */
-export const COUNT_BY_STATUS_AND_KIND_SQL = (table: string) => `
+export const COUNT_BY_STATUS_AND_KIND_SQL = (table: QuotedIdentifier) => `
   SELECT 'all' AS scope, NULL AS kind, status, COUNT(*) AS count, SUM(run_after <= NOW(6)) AS due
     FROM ${table} FORCE INDEX (status_priority_run_after)
    GROUP BY status
@@ -23,7 +24,7 @@ export const COUNT_BY_STATUS_AND_KIND_SQL = (table: string) => `
  * entries, as the counts are: with priorities in the index, the longest waiter is no longer the
  * first entry.
  */
-export const HEAD_AGE_AND_MAX_ID_SQL = (table: string) => `
+export const HEAD_AGE_AND_MAX_ID_SQL = (table: QuotedIdentifier) => `
   SELECT (SELECT TIMESTAMPDIFF(MICROSECOND, MIN(run_after), NOW(6)) FROM ${table} FORCE INDEX (status_priority_run_after)
            WHERE status = 'unclaimed' AND run_after <= NOW(6)) AS age_us,
          (SELECT MAX(id) FROM ${table}) AS max_id`;
@@ -33,14 +34,14 @@ export const HEAD_AGE_AND_MAX_ID_SQL = (table: string) => `
  * covering scan of the kind index's waiting entries. Jobs without a kind are not in it (see
  * schema 4); HEAD_AGE_AND_MAX_ID_SQL covers every job.
  */
-export const OLDEST_WAITING_BY_KIND_SQL = (table: string) => `
+export const OLDEST_WAITING_BY_KIND_SQL = (table: QuotedIdentifier) => `
   SELECT kind, TIMESTAMPDIFF(MICROSECOND, MIN(kind_run_after), NOW(6)) AS age_us
     FROM ${table} FORCE INDEX (kind_status_priority_run_after)
    WHERE kind IS NOT NULL AND kind_status = 'unclaimed' AND kind_run_after <= NOW(6)
    GROUP BY kind`;
 
 /** Claimed jobs per owner, with how many of them have an expired lease, and the shortest lease left. */
-export const CLAIMED_BY_OWNER_SQL = (table: string) => `
+export const CLAIMED_BY_OWNER_SQL = (table: QuotedIdentifier) => `
   SELECT owner_id, COUNT(*) AS count, SUM(run_after <= NOW(6)) AS expired,
          TIMESTAMPDIFF(MICROSECOND, NOW(6), MIN(run_after)) AS lease_left_us
     FROM ${table} FORCE INDEX (status_priority_run_after)

@@ -1,0 +1,85 @@
+import type { Statement, Transaction } from '../db/transaction.js';
+import type { Candidate } from './candidate-order.js';
+import type { CandidateReader } from './candidates.js';
+import { pauseSeen, type PauseView } from './paused-kinds.js';
+import * as claimSql from './sql/claim.js';
+import type { CandidateRow, Lane, TakenLane } from './sql/claim.js';
+import * as laneSql from './sql/lanes.js';
+import * as pauseSql from './sql/pause.js';
+import type { TurnRequest } from './turn-request.js';
+import type { QuotedIdentifier } from '../config/identifiers.js';
+
+/** What the first round trip of a claim turn found. */
+export interface FirstRoundTrip {
+  /** The lane the claim holds: the row it locked, the one it was given, or none (the whole queue). */
+  lane: Lane | undefined;
+  /** Every lane row was taken: the claim waited for one. */
+  waitedForLane: boolean;
+  /** Paused kinds as the round trip read them (with `pause.refresh`), else as the request gave them. */
+  pause: PauseView | undefined;
+  /** The candidates of the lane held; undefined when they were read for another lane and must be read again. */
+  candidates: Candidate[] | undefined;
+}
+
+/**
+ * The first round trip of a claim turn: START TRANSACTION; [lock a lane row;] [the paused kinds;]
+ * the candidates of the lane. The candidate read goes to the replica
+ * instead when there is one, at the same time. It reads the lane the round trip takes, unless the
+ * read goes to a replica or names the lane's partitions: then it reads the lane tried first, which
+ * holds only if that one was free at once.
+ */
+export async function firstRoundTrip(tx: Transaction, table: QuotedIdentifier, request: TurnRequest, reader: CandidateReader): Promise<FirstRoundTrip> {
+  const { laneRow, pause } = request;
+  const statements: Statement[] = [];
+  const at = (statement: Statement) => statements.push(statement) - 1;
+  const lanes = laneRow === undefined ? undefined : takeLane(laneRow, at);
+  const paused = pause?.refresh === true ? readPause(table, pause, request, at) : undefined;
+  const readsTakenLane = laneRow !== undefined && reader.source === undefined && !claimSql.lanesArePartitions(laneRow.lanes, request.partitions);
+  const guessed = laneRow === undefined ? givenLane(request) : inPartitions(laneRow.first, laneRow.lanes, request);
+  const laneRead = reader.laneRead(readsTakenLane ? { taken: true, count: laneRow!.lanes } satisfies TakenLane : guessed);
+  const fromReplica = laneRead === undefined ? undefined : reader.source?.read<CandidateRow>(laneRead.statement);
+  const candidatesAt = laneRead === undefined || fromReplica !== undefined ? -1 : at(laneRead.statement);
+  const [results, replicaRows] = await Promise.all([statements.length > 0 ? tx.run(...statements) : [], fromReplica]);
+
+  const taken = lanes?.taken(results);
+  const waitedForLane = lanes?.waited(results) ?? false;
+  const lane = laneRow === undefined ? guessed : taken === undefined ? undefined : inPartitions(taken, laneRow.lanes, request);
+  const guessHeld = laneRow === undefined || readsTakenLane || (!waitedForLane && taken === laneRow.first);
+  const rows = laneRead === undefined ? [] : candidatesAt >= 0 ? (results[candidatesAt] as CandidateRow[]) : (replicaRows ?? (await reader.read(laneRead.statement)));
+  return {
+    lane,
+    waitedForLane,
+    pause: paused === undefined ? pause : paused(results),
+    candidates: guessHeld ? await reader.ordered(rows, laneRead?.probedBelow) : undefined,
+  };
+}
+
+/** The lane-row statements (sql/lanes.ts): take the first free lane from `first`, else wait for `first`; read what was taken. */
+function takeLane(laneRow: NonNullable<TurnRequest['laneRow']>, at: (statement: Statement) => number) {
+  const take = (statement: string) => at([statement, [laneRow.queue, laneRow.first]]);
+  laneSql.TAKE_LANE_SQL.firstFree.forEach(take);
+  const freeAt = at([laneSql.TAKEN_LANE_SQL]);
+  take(laneSql.TAKE_LANE_SQL.waitIfNone);
+  const takenAt = at([laneSql.TAKEN_LANE_SQL]);
+  const laneIn = (results: unknown[], index: number) => {
+    const lane = (results[index] as Array<{ lane: number | null }>)[0]?.lane;
+    return lane === null || lane === undefined ? undefined : Number(lane);
+  };
+  return { waited: (results: unknown[]) => laneIn(results, freeAt) === undefined, taken: (results: unknown[]) => laneIn(results, takenAt) };
+}
+
+/** The paused kinds, and the kinds present when a claim of the whole queue must read the others kind by kind. */
+function readPause(table: QuotedIdentifier, pause: PauseView, request: TurnRequest, at: (statement: Statement) => number) {
+  const pausedAt = at([pauseSql.PAUSED_KINDS_SQL, [pause.queue]]);
+  const presentAt = pause.paused.length > 0 && (request.claim.kinds ?? []).length === 0 ? at([pauseSql.KINDS_PRESENT_SQL(table)]) : -1;
+  return (results: unknown[]) => pauseSeen(pause.queue, results[pausedAt], presentAt < 0 ? undefined : results[presentAt]);
+}
+
+function givenLane(request: TurnRequest): Lane | undefined {
+  const lane = request.claim.lane;
+  return lane === undefined ? undefined : inPartitions(lane.index, lane.count, request);
+}
+
+function inPartitions(index: number, count: number, request: TurnRequest): Lane {
+  return { index, count, ...(request.partitions !== undefined && { partitions: request.partitions }) };
+}

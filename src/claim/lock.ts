@@ -1,0 +1,59 @@
+import type { Statement, Transaction } from '../db/transaction.js';
+import { DEFAULTS } from '../config/defaults.js';
+import { keepNoLessUrgentThanSkipped, type Candidate } from './candidate-order.js';
+import { withoutPausedKinds, type PauseView } from './paused-kinds.js';
+import * as claimSql from './sql/claim.js';
+import type { ClaimedJob } from './types.js';
+import type { QuotedIdentifier } from '../config/identifiers.js';
+
+/** What the locking read of a claim turn came to. */
+export interface Locked {
+  /** Jobs to mark claimed, ids ascending. */
+  jobs: ClaimedJob[];
+  /** Jobs whose lease ran out once too often: they go to `failed` instead. */
+  exhausted: number[];
+  /** Candidates, less the locked jobs of kinds paused since the candidates were read. */
+  candidates: number;
+}
+
+/**
+ * The second round trip: locks the candidates nobody else holds (FOR UPDATE SKIP LOCKED, by
+ * primary key) and keeps those the claim may take. A kind paused since the candidates were read:
+ * its jobs stay waiting (their locks end with the COMMIT) and do not count as candidates, or the
+ * loop would retry at once, and again.
+ */
+export async function lockCandidates(tx: Transaction, table: QuotedIdentifier, found: readonly Candidate[], pause: PauseView | undefined): Promise<Locked> {
+  const [rows] = await tx.run([claimSql.LOCK_CANDIDATES_SQL(table), [found.map((candidate) => candidate.id)]]);
+  const lockedJobs = rows as Array<ClaimedJob & { payload: string | null }>;
+  const unpaused = pause === undefined ? lockedJobs : withoutPausedKinds(lockedJobs, pause);
+  return { ...takeLocked(keepNoLessUrgentThanSkipped(found, unpaused)), candidates: found.length - (lockedJobs.length - unpaused.length) };
+}
+
+/** The third round trip's writes, before the COMMIT: exhausted jobs to `failed`, the others claimed under the token. */
+export function markStatements(table: QuotedIdentifier, locked: Locked, claim: { ownerId: number; token: Buffer; leaseMicroseconds: number }): Statement[] {
+  const writes: Statement[] = [];
+  if (locked.exhausted.length > 0) writes.push([claimSql.MARK_FAILED_SQL(table), [LEASES_RAN_OUT, locked.exhausted]]);
+  if (locked.jobs.length > 0) {
+    writes.push([claimSql.MARK_CLAIMED_SQL(table), [claim.ownerId, claim.token, claim.leaseMicroseconds, locked.jobs.map((job) => job.id)]]);
+  }
+  return writes;
+}
+
+const LEASES_RAN_OUT =
+  `its lease ran out ${DEFAULTS.maxLeaseExpiries} times in a row without a worker settling it: ` +
+  'each worker that held it died, hung or was stopped hard while it ran (does it crash its process?)';
+
+/**
+ * Of the locked jobs (in candidate order), those whose lease ran out once too often, and those to
+ * claim: all the others, unless one of them has had a lease run out (a suspect: it may crash its
+ * worker), which is then claimed alone. The rest stay waiting: their locks end with the COMMIT.
+ */
+function takeLocked(locked: ReadonlyArray<ClaimedJob & { payload: string | null }>): Omit<Locked, 'candidates'> {
+  const exhausted = locked.filter((job) => job.leaseExpiries >= DEFAULTS.maxLeaseExpiries).map((job) => job.id);
+  const runnable = locked.filter((job) => job.leaseExpiries < DEFAULTS.maxLeaseExpiries);
+  const suspect = runnable.find((job) => job.leaseExpiries > 0);
+  const jobs = (suspect === undefined ? runnable : [suspect])
+    .map((job) => ({ ...job, payload: job.payload === null ? null : JSON.parse(job.payload) }))
+    .sort((a, b) => a.id - b.id);
+  return { exhausted, jobs };
+}

@@ -1,0 +1,359 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Database } from '../db/database.js';
+import type { CandidateSource } from '../db/replica.js';
+import { claimTurn, settleTurn } from './turn.js';
+import type { SettleResult, TurnResult } from './turn-request.js';
+import type { PauseView } from './paused-kinds.js';
+import { TotalsTally } from './running-totals.js';
+import { completion, failure, handBack, leaseRenewal, type RetryPolicy, type PendingWrite } from './pending-writes.js';
+import { DEFAULT_PRIORITY } from '../config/defaults.js';
+import type { PreferredRange } from './sql/claim.js';
+import { EMPTY_CLAIM, type Claim, type ClaimOptions } from './types.js';
+import { IdleBackoff } from './idle-backoff.js';
+import type { TurnGate } from './turn-gate.js';
+import type { QuotedIdentifier } from '../config/identifiers.js';
+
+/** What every claim of a loop asks for. */
+export interface ClaimLoopSettings extends RetryPolicy {
+  batchSize: number;
+  leaseSeconds: number;
+  keepDone: boolean;
+  kinds?: readonly string[];
+  /** A range a claim of the whole queue reads first (the article's demo); default none, oldest first. */
+  preferred?: () => PreferredRange;
+  /** Recorded as `owner_id` (the article's consumer number); 0 is nobody. */
+  ownerId: number;
+  /** The queue's name (the table's): claims honour its paused kinds, settles add to its running totals. */
+  queue: string;
+  /**
+   * Pause this long after a turn that had to wait for a lane: a worker's extra loops, which help
+   * only while work piles up and lanes are free. Default never.
+   */
+  pauseWhenLanesBusyMs?: number;
+  /**
+   * Pause this long after a turn that claimed only a few jobs (under a quarter of those asked
+   * for): fewer, fuller turns while jobs trickle in. Default never.
+   */
+  pauseAfterLightClaimMs?: number;
+  /** Read candidates there (a replica) while it can be used. */
+  candidateSource?: CandidateSource;
+  /** The table's partition count: lanes read their partitions (table-layout.ts). */
+  partitions?: number;
+}
+
+/** A claim this loop holds jobs of: which, and its lease as this loop knows it. */
+interface HeldClaim {
+  ids: Set<number>;
+  /** When its renewal was last sent. */
+  renewedAt: number;
+  /** The latest the lease can end in the server: when the answer of its claim or last renewal came, plus its length. */
+  leaseUntil: number;
+  /** The lease ran out before a renewal came back. */
+  lost: boolean;
+}
+
+/** Where claimed jobs go: the worker's handlers, or the article's batch consumer. */
+export interface JobSink {
+  /** How many jobs the loop may claim now, reserved until `accept`; 0: wait for `wake()`. */
+  reserve(): number;
+  /** Hands over what a turn claimed for a reservation (possibly nothing). */
+  accept(claim: Claim, reserved: number): void;
+}
+
+// A loop reads the paused kinds afresh at most this often, in the turn that comes next: a pause
+// takes hold within this plus one turn. Reading them in every turn of a drain cost the server a
+// statement per 200 jobs for nothing.
+const PAUSE_READ_EVERY_MS = 100;
+
+// A loop adds its counts to the running totals with the COMMIT of a turn at most this often, and
+// with its last turn (see running-totals.ts).
+const TOTALS_EVERY_MS = 1000;
+
+/** Finished jobs wait at most this long to be settled when no claim turn comes sooner. */
+const SETTLE_WITHIN_MS = 25;
+
+/**
+ * The claim loop, whatever runs it (`queue.work`, `jobq work`, `start-processing`'s consumers):
+ * turns that settle what is finished and claim what the sink has room for, in one transaction
+ * each; leases of jobs in hand renewed while they wait or run; idle back-off on an empty queue.
+ * It runs until `signal` aborts, then stops claiming; `drain()` settles the rest.
+ */
+export class ClaimLoop {
+  /** Claims with jobs not settled yet, and when their lease was last renewed. */
+  private readonly held = new Map<Claim, HeldClaim>();
+  /** The claims whose leases the turn under way renews. */
+  private renewing: HeldClaim[] = [];
+  private readonly completed = new Map<Claim, number[]>();
+  private otherOutcomes: PendingWrite[] = [];
+  private firstOutcomeAt: number | undefined;
+  private wakeUp: (() => void) | undefined;
+  /** The last claim turn found no candidates at all. */
+  private foundNothing = false;
+  /** Paused kinds as the last turn that read them saw them, and when that was. */
+  private pause: PauseView;
+  private pauseReadAt = -Infinity;
+  /** Counts of settled jobs and claims not yet added to the running totals, and when they last were. */
+  private readonly pendingTotals = new TotalsTally();
+  private totalsAddedAt = performance.now();
+  /** The lane's least urgent candidate in the last claim: where the next looks below for more urgent jobs elsewhere. */
+  private laneLeastUrgent = DEFAULT_PRIORITY;
+  /** The settles of the turn under way, not committed yet; undefined between turns. */
+  private inFlight: readonly PendingWrite[] | undefined;
+
+  constructor(
+    private readonly db: Database,
+    private readonly table: QuotedIdentifier,
+    private readonly settings: ClaimLoopSettings,
+    private readonly gate: TurnGate,
+    private readonly sink: JobSink,
+    private readonly onTurn: (result: SettleResult & { claim?: Claim }) => void = () => undefined,
+  ) {
+    this.pause = { queue: settings.queue, paused: [] };
+  }
+
+  /** The job is done: deleted (or marked done) in the next turn. */
+  complete(claim: Claim, id: number): void {
+    const ids = this.completed.get(claim);
+    if (ids === undefined) this.completed.set(claim, [id]);
+    else ids.push(id);
+    this.outcome(claim, [id]);
+  }
+
+  /** The job threw: back to the queue after a delay, or to `failed`, in the next turn. */
+  fail(claim: Claim, id: number, error: unknown): void {
+    this.otherOutcomes.push(failure(this.table, claim, [id], error, this.settings));
+    this.outcome(claim, [id]);
+  }
+
+  /** The jobs were never started: back to the queue, due at once, in the next turn. */
+  release(claim: Claim, ids: readonly number[]): void {
+    if (ids.length === 0) return;
+    this.otherOutcomes.push(handBack(this.table, claim, ids));
+    this.outcome(claim, ids);
+  }
+
+  /** Something changed (room, outcomes, stop): look again now. */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  /** Kinds paused when this loop last looked. */
+  get pausedKinds(): readonly string[] {
+    return this.pause.paused;
+  }
+
+  /** Jobs this loop holds or has outcomes for that are not committed yet. */
+  get unsettled(): number {
+    const settling = [...this.otherOutcomes, ...(this.inFlight ?? [])].filter((settle) => settle.counted);
+    const completed = [...this.completed.values()].reduce((sum, ids) => sum + ids.length, 0);
+    return completed + settling.reduce((sum, settle) => sum + settle.ids.length, 0) + [...this.held.values()].reduce((sum, entry) => sum + entry.ids.size, 0);
+  }
+
+  /** Every outcome recorded so far is committed: none waits for a turn, and no turn is under way. */
+  get settled(): boolean {
+    return this.completed.size === 0 && this.otherOutcomes.length === 0 && this.inFlight === undefined;
+  }
+
+  /** The last claim turn found nothing, and nothing claimed by this loop waits to be settled. */
+  get idle(): boolean {
+    return this.foundNothing && this.held.size === 0 && this.completed.size === 0 && this.otherOutcomes.length === 0;
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    const idle = new IdleBackoff();
+    const onAbort = () => this.wake();
+    signal.addEventListener('abort', onAbort);
+    try {
+      while (!signal.aborted) {
+        // Let handlers that finish at once do so first: then a fast worker claims whole batches
+        // (without this, half batches: 1,456 claims for 100,000 jobs instead of about 1,000).
+        await new Promise(setImmediate);
+        const reserved = this.sink.reserve();
+        if (reserved === 0) {
+          if (this.settleDue()) await this.settleOnly();
+          else await this.sleep(SETTLE_WITHIN_MS);
+          continue;
+        }
+        let turn: TurnResult | undefined;
+        try {
+          turn = await this.claimTurn(reserved);
+        } finally {
+          this.sink.accept(turn?.claim ?? EMPTY_CLAIM, reserved);
+        }
+        const { claim } = turn;
+        const light = claim.jobs.length > 0 && claim.jobs.length < reserved / 4;
+        const pause = Math.max(turn.waitedForLane === true ? (this.settings.pauseWhenLanesBusyMs ?? 0) : 0, light ? (this.settings.pauseAfterLightClaimMs ?? 0) : 0);
+        if (pause > 0) await sleep(pause, undefined, { signal }).catch(() => undefined);
+        if (claim.jobs.length > 0) idle.reset();
+        // Candidates that were all taken mean work exists: try again at once. None at all: back off.
+        else await idle.wait(claim.candidates > 0, signal);
+      }
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Settles every outcome recorded so far (after `run` has ended, once the jobs in hand are done). */
+  async drain(): Promise<void> {
+    await this.settleOnly(true);
+  }
+
+  private outcome(claim: Claim, ids: readonly number[]): void {
+    const entry = this.held.get(claim);
+    if (entry !== undefined) {
+      for (const id of ids) entry.ids.delete(id);
+      if (entry.ids.size === 0) this.held.delete(claim);
+    }
+    this.firstOutcomeAt ??= performance.now();
+    this.wake();
+  }
+
+  private async claimTurn(batchSize: number): Promise<TurnResult> {
+    const settle = this.takeSettles();
+    this.inFlight = settle;
+    const ticket = await this.gate.enter();
+    let lane: number | undefined;
+    try {
+      const claimOptions: ClaimOptions = {
+        batchSize,
+        leaseSeconds: this.settings.leaseSeconds,
+        ownerId: this.settings.ownerId,
+        ...(this.settings.kinds !== undefined && { kinds: this.settings.kinds }),
+        ...(ticket.lane !== undefined && { lane: ticket.lane }),
+      };
+      const refresh = performance.now() - this.pauseReadAt >= PAUSE_READ_EVERY_MS;
+      const pause = { ...this.pause, refresh };
+      const result = await claimTurn(this.db, this.table, {
+        settle,
+        claim: claimOptions,
+        pause,
+        totals: this.totalsFor(false),
+        ...(ticket.laneRow !== undefined && { laneRow: ticket.laneRow }),
+        ...(this.settings.candidateSource !== undefined && { candidateSource: this.settings.candidateSource }),
+        ...(this.settings.partitions !== undefined && { partitions: this.settings.partitions }),
+        ...(this.settings.preferred !== undefined && { preferred: this.settings.preferred }),
+        laneLeastUrgent: this.laneLeastUrgent,
+      });
+      this.counted(result, settle);
+      lane = result.lane;
+      this.laneLeastUrgent = result.laneLeastUrgent ?? this.laneLeastUrgent;
+      if (refresh && result.pause !== undefined) {
+        this.pause = { queue: result.pause.queue, paused: result.pause.paused, ...(result.pause.present !== undefined && { present: result.pause.present }) };
+        this.pauseReadAt = performance.now();
+      }
+      this.foundNothing = result.claim.jobs.length === 0 && result.claim.candidates === 0;
+      if (result.claim.jobs.length > 0) {
+        const now = performance.now();
+        this.held.set(result.claim, { ids: new Set(result.claim.jobs.map((job) => job.id)), renewedAt: now, leaseUntil: now + this.leaseMs, lost: false });
+      }
+      this.inFlight = undefined;
+      this.renewed();
+      this.onTurn(result);
+      return result;
+    } finally {
+      this.inFlight = undefined;
+      ticket.leave(lane);
+    }
+  }
+
+  /** Settles what is finished; `last`: the loop's last turn, which also adds every count still pending. */
+  private async settleOnly(last = false): Promise<void> {
+    const settle = this.takeSettles();
+    if (settle.length === 0 && !(last && !this.pendingTotals.empty)) return;
+    this.inFlight = settle;
+    let result: SettleResult;
+    try {
+      result = await settleTurn(this.db, this.table, { settle, totals: this.totalsFor(last) });
+      this.renewed();
+    } finally {
+      this.inFlight = undefined;
+    }
+    this.counted(result, settle);
+    this.onTurn(result);
+  }
+
+  /** The running totals of a turn: added with its COMMIT when a second has passed since the last time, or on the last turn. */
+  private totalsFor(last: boolean): { queue: string; pending: TotalsTally; flush: boolean } {
+    const flush = last || performance.now() - this.totalsAddedAt >= TOTALS_EVERY_MS;
+    return { queue: this.settings.queue, pending: this.pendingTotals, flush };
+  }
+
+  /** After a turn: its counts went to the totals with the pending ones, or wait in the tally for a later turn. */
+  private counted(result: SettleResult & { claimCount?: TurnResult['claimCount'] }, settle: readonly PendingWrite[]): void {
+    if (result.totalsAdded) {
+      this.pendingTotals.clear();
+      this.totalsAddedAt = performance.now();
+    } else {
+      this.pendingTotals.addSettles(settle).addClaim(result.claimCount ?? 'none');
+    }
+  }
+
+  /** Outcomes that have waited long enough, or leases due for renewal. */
+  private settleDue(): boolean {
+    const now = performance.now();
+    if (this.firstOutcomeAt !== undefined && now - this.firstOutcomeAt >= SETTLE_WITHIN_MS) return true;
+    for (const { renewedAt } of this.held.values()) if (now - renewedAt >= this.renewEveryMs()) return true;
+    return false;
+  }
+
+  /** Leases are renewed at a third of their length: two renewals may fail before one runs out. */
+  private renewEveryMs(): number {
+    return this.leaseMs / 3;
+  }
+
+  private get leaseMs(): number {
+    return this.settings.leaseSeconds * 1000;
+  }
+
+  /**
+   * Whether the claim's lease has certainly run out in the server: no renewal came back for a
+   * whole lease (the process was frozen, its event loop blocked, or the server away), so another
+   * worker may have taken its jobs. It stays so: a later renewal would not undo that.
+   */
+  leaseLost(claim: Claim): boolean {
+    const entry = this.held.get(claim);
+    return entry !== undefined && this.lostLease(entry);
+  }
+
+  private lostLease(entry: HeldClaim): boolean {
+    entry.lost ||= performance.now() > entry.leaseUntil;
+    return entry.lost;
+  }
+
+  /** After a turn committed: the leases it renewed hold a lease from now at most (the server renewed them before its answer came). */
+  private renewed(): void {
+    const until = performance.now() + this.leaseMs;
+    for (const entry of this.renewing) if (!this.lostLease(entry)) entry.leaseUntil = until;
+    this.renewing = [];
+  }
+
+  /** The outcomes recorded so far and the lease renewals due, as settle statements. */
+  private takeSettles(): PendingWrite[] {
+    const settles: PendingWrite[] = [];
+    for (const [claim, ids] of this.completed) settles.push(completion(this.table, claim, ids, this.settings.keepDone));
+    settles.push(...this.otherOutcomes);
+    this.completed.clear();
+    this.otherOutcomes = [];
+    this.firstOutcomeAt = undefined;
+    const now = performance.now();
+    this.renewing = [];
+    for (const [claim, entry] of this.held) {
+      if (now - entry.renewedAt < this.renewEveryMs() / 2 || this.lostLease(entry)) continue;
+      this.renewing.push(entry);
+      settles.push(leaseRenewal(this.table, claim, [...entry.ids], this.settings.leaseSeconds));
+      entry.renewedAt = now;
+    }
+    return settles;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = done;
+    }).finally(() => (this.wakeUp = undefined));
+  }
+}

@@ -1,0 +1,71 @@
+import type { QuotedIdentifier } from '../../config/identifiers.js';
+/**
+ * Ending a claim. Each statement names its rows by primary key and by the claim's token: a
+ * consumer whose lease ran out and whose jobs another consumer has claimed since owns nothing any
+ * more, and its statements change nothing (the affected-row count tells it so).
+ * They ride in the first round trip of the next claim turn, and are safe to send again after a
+ * lost connection because the token makes them idempotent.
+ */
+
+/**
+ * How many of a claim's rows another claim holds now (the all-zero default token, i.e. settled
+ * rows, does not count): the honest "lost" count after a reconnect. Params: [ids], token.
+ */
+export const HELD_BY_OTHERS_SQL = (table: QuotedIdentifier) => `
+  SELECT COUNT(*) AS others FROM ${table} FORCE INDEX (PRIMARY)
+   WHERE id IN (?) AND claim_token NOT IN (?, DEFAULT(claim_token))`;
+
+/** Deletes processed jobs (the article's default). Params: [ids], token. */
+export const DELETE_OWNED_SQL = (table: QuotedIdentifier) => `
+  DELETE j FROM ${table} AS j FORCE INDEX (PRIMARY)
+   WHERE j.id IN (?) AND j.claim_token = ?`;
+
+/**
+ * Keeps processed jobs as `done` (the article's debugging mode, `keepDone`). A finished job's
+ * run_after is when it ended: retention (prune.ts) reads them by that. Params: [ids], token.
+ */
+export const MARK_DONE_SQL = (table: QuotedIdentifier) => `
+  UPDATE ${table} FORCE INDEX (PRIMARY)
+     SET status = 'done', claim_token = DEFAULT, run_after = NOW(6)
+   WHERE id IN (?) AND claim_token = ?`;
+
+/**
+ * Hands jobs back unstarted, waiting again from now, and gives back the attempt their claim
+ * counted: a worker that stops, or makes room for a job it must run alone, costs them nothing.
+ * Their lease expiries stay: a job not yet proven innocent of a crash is still run alone.
+ * Params: [ids], token.
+ */
+export const RELEASE_OWNED_SQL = (table: QuotedIdentifier) => `
+  UPDATE ${table} FORCE INDEX (PRIMARY)
+     SET status = 'unclaimed', attempts = attempts - (attempts > 0), claim_token = DEFAULT, owner_id = DEFAULT,
+         owner_date = NOW(6), run_after = NOW(6)
+   WHERE id IN (?) AND claim_token = ?`;
+
+/** Extends the lease of jobs still held, while a slow batch is processed. Params: lease µs, [ids], token. */
+export const EXTEND_LEASE_SQL = (table: QuotedIdentifier) => `
+  UPDATE ${table} FORCE INDEX (PRIMARY)
+     SET run_after = NOW(6) + INTERVAL ? MICROSECOND
+   WHERE id IN (?) AND claim_token = ?`;
+
+/** Puts failed jobs back in the queue with fresh attempts. Params: none or [ids]. */
+export const REQUEUE_FAILED_SQL = (table: QuotedIdentifier, byIds: boolean) => `
+  UPDATE ${table}
+     SET status = 'unclaimed', attempts = 0, lease_expiries = 0, claim_token = DEFAULT, owner_id = DEFAULT,
+         owner_date = NOW(6), run_after = NOW(6)
+   WHERE status = 'failed'${byIds ? ' AND id IN (?)' : ''}`;
+
+/**
+ * A handler failed on these jobs: each goes back to the queue after a delay that doubles with
+ * every attempt (base × 2^(attempts-1), at most an hour), or to `failed` once its attempts are
+ * used up (run_after then says when it ended); the error is kept either way. The run ended in the
+ * handler, not in a crash: the job's lease expiries start again from 0. SET runs left to right:
+ * `attempts` is unchanged here. Params: max attempts, max attempts, base delay µs, error text,
+ * [ids], token.
+ */
+export const FAIL_OWNED_SQL = (table: QuotedIdentifier) => `
+  UPDATE ${table} FORCE INDEX (PRIMARY)
+     SET status = IF(attempts >= ?, 'failed', 'unclaimed'), lease_expiries = 0,
+         run_after = IF(attempts >= ?, NOW(6),
+                        NOW(6) + INTERVAL CAST(LEAST(? * POW(2, attempts - 1), 3600000000) AS UNSIGNED) MICROSECOND),
+         last_error = ?, claim_token = DEFAULT
+   WHERE id IN (?) AND claim_token = ?`;

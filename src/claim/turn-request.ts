@@ -1,0 +1,60 @@
+import type { CandidateSource } from '../db/replica.js';
+import type { PauseView } from './paused-kinds.js';
+import type { ClaimCount, TotalsTally } from './running-totals.js';
+import type { PendingWrite } from './pending-writes.js';
+import type { PreferredRange } from './sql/claim.js';
+import type { Claim, ClaimOptions, Settlement } from './types.js';
+
+/** What a turn settles: the outcomes a loop holds finished, and the running totals that go with them. */
+export interface SettleRequest {
+  settle?: readonly PendingWrite[];
+  /**
+   * The queue's running totals (running-totals.ts): with `flush`, the counts in `pending`, this
+   * turn's settles and its claim are added with the turn's COMMIT; without, the turn adds nothing
+   * and says what its claim counts as, for the caller's tally.
+   */
+  totals?: { queue: string; pending: TotalsTally; flush: boolean };
+}
+
+/** One turn of a claim loop: settle what the loop holds finished, then claim more. */
+export interface TurnRequest extends SettleRequest {
+  claim: ClaimOptions;
+  /**
+   * Take the claim's lane by locking a row of jobq_lanes (workers that share no parent): the
+   * queue's name, its lane count, and the lane to try first. Without it, `claim.lane` (if any).
+   */
+  laneRow?: { queue: string; lanes: number; first: number };
+  /** Honour the queue's paused kinds, as last seen by this loop (see paused-kinds.ts). */
+  pause?: PauseView;
+  /** Read the candidates there (a replica) while it can be used; the locking read stays on the primary. */
+  candidateSource?: CandidateSource;
+  /** The table's partition count (table-layout.ts): a lane then reads its partitions (see Lane). */
+  partitions?: number;
+  /**
+   * The least urgent priority among the lane's candidates in the loop's last claim: the first
+   * round trip looks for a more urgent job in other lanes below it (candidatesOldest). Default 0.
+   */
+  laneLeastUrgent?: number;
+  /** A range a claim of the whole queue reads first, made afresh for each turn (candidatesPreferred). */
+  preferred?: () => PreferredRange;
+}
+
+export interface SettleResult {
+  settlement: Settlement;
+  /** The turn added its counts and the pending ones to the running totals (`totals.flush`). */
+  totalsAdded: boolean;
+}
+
+export interface TurnResult extends SettleResult {
+  claim: Claim;
+  /** The lane the claim read from, when it had one. */
+  lane?: number;
+  /** Every lane row was taken: the claim waited for one (more claimers than lanes). */
+  waitedForLane?: boolean;
+  /** Paused kinds as this turn read them, for the next (with `pause`). */
+  pause?: PauseView;
+  /** The least urgent priority among the lane's candidates, for the next turn's request. */
+  laneLeastUrgent?: number;
+  /** What the claim counts as in the running totals. */
+  claimCount: ClaimCount;
+}

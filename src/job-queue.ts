@@ -1,0 +1,388 @@
+import { parseDatabaseUrl, resolveDatabaseUrl, type ConnectionSettings } from './config/database-url.js';
+import { quoteIdentifier, validateIdentifier, type QuotedIdentifier } from './config/identifiers.js';
+import { type ConnectionEvent } from './db/connection-events.js';
+import { Database, type DatabaseCounters, type DatabaseOptions } from './db/database.js';
+import { ReplicaCandidates, type ReplicaOptions } from './db/replica.js';
+import { describeQueryError } from './db/server-errors.js';
+import type { ServerVersion } from './db/server-version.js';
+import type { WorkerOptions } from './worker/options.js';
+import { Worker } from './worker/worker.js';
+import { cancelJobs, type CancelResult } from './queue/cancel.js';
+import { readOldestWaitingByKind, readQueueStats, readServerInfo } from './queue/stats.js';
+import { DEFAULT_TABLE } from './config/defaults.js';
+import { checkNumber, OPTIONS } from './config/options.js';
+import { assertSchemaCurrent } from './queue/migrate.js';
+import { checkKind, toJobRow } from './queue/new-jobs.js';
+import { readTableLayout, type TableLayout } from './queue/table-layout.js';
+import { insertTarget, JobInserts, type EnqueueOptions } from './queue/enqueue.js';
+import { setupTable, type SetupOptions, type SetupResult } from './queue/setup.js';
+import { pruneJobs, type PruneOptions, type PruneResult } from './queue/prune.js';
+import { enqueueDueTicks, listSchedules, removeSchedule, saveSchedule, type Schedule, type ScheduledJob, type ScheduleOptions } from './queue/schedules.js';
+import { DirectClaims, type FailOptions, type SettleOptions } from './claim/direct-claims.js';
+import { hasPendingWork } from './claim/sql/claim.js';
+import { JOBS_BY_KEY_SQL } from './queue/sql/enqueue.js';
+import { COUNT_LANES_SQL } from './claim/sql/lanes.js';
+import { readFailedJobs, requeueFailedJobs } from './queue/failed-jobs.js';
+import * as pauseSql from './claim/sql/pause.js';
+import { CREATE_DATABASE_SQL } from './queue/sql/schema.js';
+import {
+  type AnyTasks,
+  type Claim,
+  type ClaimOptions,
+  type EnqueueResult,
+  type FailedJob,
+  type HandlerMap,
+  type JobHandler,
+  type JobOf,
+  type NewJob,
+  type QueueStats,
+  type ScheduledJobOf,
+  type ServerInfo,
+  type Settlement,
+  type TaskMap,
+} from './queue/types.js';
+
+export interface JobQueueOptions {
+  /** `mysql://user:password@host:port/database`; default: `JOBQ_DATABASE_URL`, `.env`, then `mysql://root@127.0.0.1:3306/jobq`. */
+  url?: string;
+  /** The jobs table (letters, digits, `_`); default `jobs`. */
+  table?: string;
+  /**
+   * Ride out server restarts and network cuts by reconnecting and sending the statement again
+   * (default false: fail at once). The first connection still fails at once unless `waitForServer`.
+   * Workers made by {@link JobQueue.work} always reconnect.
+   */
+  reconnect?: boolean;
+  /** With `reconnect`: also wait, however long, for a server that is down when opening. */
+  waitForServer?: boolean;
+  /** Told when the connection is lost and when it is back (with `reconnect`). */
+  onConnectionEvent?: (event: ConnectionEvent) => void;
+  /** Create the database named in the URL if it does not exist (what `setup-tables` does). */
+  createDatabase?: boolean;
+  /**
+   * A replica of the server to read claim candidates from (`mysql://...`, same database). Locking,
+   * claiming and settling stay on the primary. Bypassed, with a connection event, while it is
+   * down, not replicating, or further behind than `replicaMaxLagSeconds` (default 1).
+   */
+  replicaUrl?: string;
+  replicaMaxLagSeconds?: number;
+}
+
+
+
+
+/**
+ * A job queue in one MySQL/MariaDB table. An instance holds one connection for enqueueing,
+ * claiming and stats; each worker made by {@link work} opens connections of its own.
+ * `JobQueue.open<Tasks>()` with a map of kinds to payload types makes `enqueue` and the handlers
+ * of `work` type-checked.
+ */
+export class JobQueue<Tasks extends TaskMap = AnyTasks> {
+  private readonly quotedTable: QuotedIdentifier;
+  private readonly inserts: JobInserts;
+  private readonly claims: DirectClaims;
+
+  /** The table's partitioning, read once: how to enqueue and where lanes read. */
+  private layoutRead: Promise<TableLayout> | undefined;
+
+  private constructor(
+    private readonly db: Database,
+    private readonly databaseOptions: DatabaseOptions,
+    /** The validated table name. */
+    readonly table: string,
+    private readonly replica: Omit<ReplicaOptions, 'onEvent'> | undefined,
+  ) {
+    this.quotedTable = quoteIdentifier(table);
+    // The table named with its database, for statements on a caller's connection.
+    this.inserts = new JobInserts(db, insertTarget(db.settings.database, table), (work) => this.described(work), async () => (await this.layout()).partitions > 0);
+    this.claims = new DirectClaims(db, { name: table, quoted: this.quotedTable, partitions: async () => (await this.layout()).partitions });
+  }
+
+  /** Connects to the server, checking that it has SKIP LOCKED. Accepts a URL or options. */
+  static async open<Tasks extends TaskMap = AnyTasks>(urlOrOptions: string | JobQueueOptions = {}): Promise<JobQueue<Tasks>> {
+    const options = typeof urlOrOptions === 'string' ? { url: urlOrOptions } : urlOrOptions;
+    const settings = parseDatabaseUrl(resolveDatabaseUrl(options.url));
+    const table = validateIdentifier(options.table ?? DEFAULT_TABLE, 'table');
+    if (options.createDatabase) await createDatabase(settings);
+    const databaseOptions: DatabaseOptions = {
+      settings,
+      reconnect: options.reconnect ?? false,
+      waitForServer: (options.reconnect ?? false) && (options.waitForServer ?? false),
+      ...(options.onConnectionEvent !== undefined && { onConnectionEvent: options.onConnectionEvent }),
+    };
+    const replica = options.replicaUrl === undefined ? undefined : { settings: parseDatabaseUrl(options.replicaUrl, 'replica URL'), maxLagSeconds: checkNumber(OPTIONS.replicaMaxLagSeconds, options.replicaMaxLagSeconds) };
+    return new JobQueue<Tasks>(await Database.open(databaseOptions), databaseOptions, table, replica);
+  }
+
+  /** The server's version, as read on connect. */
+  get serverVersion(): ServerVersion {
+    return this.db.serverVersion;
+  }
+
+  /** Database name, and the host and port of the server in use (no password). */
+  get location(): { host: string; port: number; database: string; user: string } {
+    const { database, user } = this.db.settings;
+    return { ...this.db.server, database, user };
+  }
+
+  /** Deadlock and lock-wait retries and reconnects so far on this connection. */
+  get counters(): Readonly<DatabaseCounters> {
+    return this.db.counters;
+  }
+
+  /**
+   * Creates the table if it does not exist, or migrates it to the current schema keeping its rows.
+   * Harmless to run again. With `recreate`, drops it first: refused with the row count if it has
+   * rows, unless `force`. With `lanes`, sets how many claim turns may run at once.
+   */
+  async setup(options: SetupOptions = {}): Promise<SetupResult> {
+    const result = await setupTable(this.db, { name: this.table, quoted: this.quotedTable }, options);
+    this.layoutRead = undefined;
+    return { ...result, layout: await this.layout() };
+  }
+
+  /**
+   * The table's partitioning (read once; `setup` reads it again). Enqueue and the claim loops
+   * follow it: a table partitioned while writers run is written by them as before until they
+   * reopen it, so change it with writers stopped, like any schema change.
+   */
+  layout(): Promise<TableLayout> {
+    this.layoutRead ??= this.described(() => readTableLayout(this.db, this.db.settings.database, this.table)).catch((error: unknown) => {
+      this.layoutRead = undefined; // read again next time, once the server is back
+      throw error;
+    });
+    return this.layoutRead;
+  }
+
+
+  /** Throws a one-line error unless the table exists with the schema this jobq uses. */
+  async assertReady(): Promise<void> {
+    await assertSchemaCurrent(this.db, this.db.settings.database, this.table);
+  }
+
+  /**
+   * Queues one job and returns its id, in one round trip. With `connection`, inside the caller's
+   * own transaction (see {@link EnqueueOptions}). A job whose key exists already is not queued
+   * twice: the existing job's id comes back.
+   */
+  async enqueue(job: NewJob<Tasks>, options: EnqueueOptions = {}): Promise<number> {
+    return this.inserts.one(toJobRow(job, 'job'), options);
+  }
+
+  /**
+   * Queues jobs with multi-row INSERTs, one round trip per chunk of up to 1,000 jobs (each chunk
+   * all or nothing; with `connection`, all of them in the caller's transaction). Every job is
+   * checked before anything is sent. Each job's key makes the insert idempotent: sending the same
+   * jobs again after a lost connection adds nothing twice. `idRange: false` skips the read of the
+   * ids (one more round trip per chunk).
+   */
+  async enqueueMany(jobs: ReadonlyArray<NewJob<Tasks>>, options: EnqueueOptions & { idRange?: boolean } = {}): Promise<EnqueueResult> {
+    return this.inserts.many(
+      jobs.map((job, i) => toJobRow(job, `job ${i + 1}`)),
+      options,
+    );
+  }
+
+  /** The ids of the jobs that hold these keys now; a key no job holds is not in the map. */
+  async jobIdsByKey(keys: readonly string[]): Promise<Map<string, number>> {
+    if (keys.length === 0) return new Map();
+    const rows = await this.run<Array<{ job_key: string; id: number }>>(JOBS_BY_KEY_SQL(this.quotedTable), [keys]);
+    return new Map(rows.map((row) => [row.job_key, Number(row.id)]));
+  }
+
+  /**
+   * Starts an in-process worker that runs `handlers` on claimed jobs: one function for every
+   * kind, or an object of handlers by kind (then only those kinds are claimed). See
+   * {@link WorkerOptions} for the options and their defaults; `await worker.stop()` to stop.
+   */
+  work(handlers: JobHandler<JobOf<Tasks>> | HandlerMap<Tasks>, options: WorkerOptions = {}): Worker<Tasks> {
+    const { database } = this.db.settings;
+    return new Worker<Tasks>(
+      {
+        table: this.table,
+        quotedTable: this.quotedTable,
+        connect: (onConnectionEvent, stopWaiting) => Database.open({ ...this.databaseOptions, reconnect: true, waitForServer: true, stopWaiting, onConnectionEvent }),
+        prepare: async (db) => {
+          await assertSchemaCurrent(db, database, this.table);
+          const [row] = await db.query<Array<{ lanes: number }>>(COUNT_LANES_SQL, [this.table]);
+          const { partitions } = await readTableLayout(db, database, this.table);
+          return { lanes: Number(row?.lanes ?? 0), partitions };
+        },
+        hasDueWork: (db, kinds) => pendingWork(db, this.quotedTable, { kinds, includeDelayed: false }),
+        enqueueDueTicks: async (db) => enqueueDueTicks(db, this.quotedTable, this.table, (await this.layout()).partitions > 0),
+        openCandidateSource: (onEvent) => (this.replica === undefined ? undefined : new ReplicaCandidates({ ...this.replica, onEvent })),
+      },
+      handlers,
+      options,
+    );
+  }
+
+  /**
+   * Claims up to `batchSize` jobs: finds candidates without locking, then locks the free ones by
+   * primary key with SKIP LOCKED and marks them claimed under a new token, in one short transaction.
+   */
+  claim(options: ClaimOptions): Promise<Claim> {
+    return this.described(() => this.claims.claim(options));
+  }
+
+  /** Deletes the claim's jobs (or marks them `done` with `keepDone`), only those it still owns. */
+  complete(claim: Claim, options: SettleOptions & { keepDone?: boolean } = {}): Promise<Settlement> {
+    return this.described(() => this.claims.complete(claim, options));
+  }
+
+  /**
+   * {@link complete} the previous claim and {@link claim} the next batch in one transaction and one
+   * commit: what a consumer loop does, in three round trips instead of six.
+   */
+  completeAndClaim(previous: Claim, options: ClaimOptions & { keepDone?: boolean }): Promise<{ settlement: Settlement; claim: Claim }> {
+    return this.described(() => this.claims.completeAndClaim(previous, options));
+  }
+
+  /** Hands the claim's jobs back to the queue, unclaimed and due at once. */
+  release(claim: Claim, options: SettleOptions = {}): Promise<Settlement> {
+    return this.described(() => this.claims.release(claim, options));
+  }
+
+  /**
+   * Records that processing failed: each job goes back to the queue after a delay that doubles
+   * with every attempt, or to `failed` once it has been claimed `maxAttempts` times. The error's
+   * message (first 1,000 characters) is kept in `last_error` either way.
+   */
+  fail(claim: Claim, error: unknown, options: FailOptions = {}): Promise<Settlement & { failed: number }> {
+    return this.described(() => this.claims.fail(claim, error, options));
+  }
+
+  /** Pushes the claim's lease end to `leaseSeconds` from now; returns how many jobs are still held. */
+  extendLease(claim: Claim, leaseSeconds: number): Promise<number> {
+    return this.described(() => this.claims.extendLease(claim, leaseSeconds));
+  }
+
+  /** Puts `failed` jobs (all, or those with the given ids) back to `unclaimed` with fresh attempts. */
+  requeueFailed(ids?: readonly number[]): Promise<number> {
+    return this.described(() => requeueFailedJobs(this.db, this.quotedTable, ids));
+  }
+
+  /** Per kind (jobs with a kind), the seconds the longest-waiting due job has waited since it came due. */
+  oldestWaitingByKind(): Promise<Map<string, number>> {
+    return this.described(() => readOldestWaitingByKind(this.db, this.quotedTable));
+  }
+
+  /** A page of failed jobs, the latest failure first, with their error and the start of their payload. */
+  failedJobs(page: { offset?: number; limit?: number } = {}): Promise<FailedJob[]> {
+    return this.described(() => readFailedJobs(this.db, this.quotedTable, page));
+  }
+
+  /**
+   * Pauses a kind for every worker of this queue, on every machine, until {@link resume}: claim
+   * turns that start from now on leave its jobs waiting; jobs already claimed finish. Stored in
+   * the database, so it outlasts restarts. Pausing a paused kind changes nothing.
+   */
+  async pause(kind: string): Promise<void> {
+    await this.run(pauseSql.PAUSE_KIND_SQL, [this.table, checkKind(kind)]);
+  }
+
+  /** Lets workers claim the kind again. Resuming a kind that is not paused changes nothing. */
+  async resume(kind: string): Promise<void> {
+    await this.run(pauseSql.RESUME_KIND_SQL, [this.table, checkKind(kind)]);
+  }
+
+  /** The kinds paused now, in alphabetical order. */
+  async pausedKinds(): Promise<string[]> {
+    const rows = await this.run<Array<{ kind: string }>>(pauseSql.PAUSED_KINDS_SQL, [this.table]);
+    return rows.map((row) => row.kind);
+  }
+
+  /**
+   * Creates (or replaces) a recurring job: at every tick of the cron expression (5 fields, or 6
+   * with seconds first; read in `timeZone`, default UTC) one `job` is enqueued, by whichever
+   * worker of the queue comes first: no leader, and one job per tick however many workers run.
+   * After downtime only the latest missed tick is enqueued unless `catchUp: 'all'`.
+   */
+  schedule(name: string, cron: string, job: ScheduledJobOf<Tasks>, options: ScheduleOptions = {}): Promise<Schedule> {
+    return this.described(() => saveSchedule(this.db, this.table, name, cron, job as ScheduledJob, options));
+  }
+
+  /** Removes a schedule; false when there was none of that name. Jobs it enqueued stay. */
+  unschedule(name: string): Promise<boolean> {
+    return this.described(() => removeSchedule(this.db, this.table, name));
+  }
+
+  /** The queue's schedules, by name, with their next tick. */
+  schedules(): Promise<Schedule[]> {
+    return this.described(() => listSchedules(this.db, this.table));
+  }
+
+  /**
+   * Cancels jobs by id: waiting, delayed and failed ones are deleted. A job a worker holds is left
+   * alone and reported with its owner; so are done jobs, and ids with no job.
+   */
+  cancel(ids: readonly number[]): Promise<CancelResult> {
+    return this.described(() => cancelJobs(this.db, this.quotedTable, ids));
+  }
+
+  /**
+   * Deletes done and failed jobs that ended longer ago than the given ages (`'7d'`, `'12h'`, or
+   * seconds), in chunks of 1,000 rows, oldest first; returns how many went.
+   */
+  async prune(options: PruneOptions): Promise<PruneResult> {
+    const { partitions } = await this.layout();
+    return this.described(() => pruneJobs(this.db, this.quotedTable, { ...options, ...(partitions > 0 && { keysOf: this.table }) }));
+  }
+
+  /**
+   * Whether anything is left to do: a claimed job, or an unclaimed one that is due now (or at any
+   * time, with `includeDelayed`); of some kinds only, with `kinds`. Index dives only.
+   */
+  hasPendingWork(options: { includeDelayed?: boolean; kinds?: readonly string[] } = {}): Promise<boolean> {
+    return this.described(() => pendingWork(this.db, this.quotedTable, options));
+  }
+
+  /** Counts per status and per kind (zeros included), paused kinds, the longest wait and claimed jobs per owner. */
+  async stats(): Promise<QueueStats> {
+    const [pausedKinds, schedules] = [await this.pausedKinds(), await this.schedules()];
+    return this.described(() => readQueueStats(this.db, { name: this.table, quoted: this.quotedTable }, { pausedKinds, schedules }));
+  }
+
+  /** The server's version, default isolation level and binary log format. */
+  serverInfo(): Promise<ServerInfo> {
+    return readServerInfo(this.db);
+  }
+
+  /** Closes the connection. Workers made by {@link work} have their own: stop them first. */
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+
+
+  /** One statement on the queue's own connection. */
+  private run<T>(sql: string, values?: unknown[]): Promise<T> {
+    return this.described(() => this.db.query<T>(sql, values));
+  }
+
+  /** Runs `work`, turning a missing or misshapen table (and the like) into an actionable error. */
+  private async described<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw describeQueryError(error, this.table, this.db.settings.database);
+    }
+  }
+}
+
+
+/** See {@link JobQueue.hasPendingWork}; on any of the queue's connections. */
+async function pendingWork(db: Database, table: QuotedIdentifier, options: { includeDelayed?: boolean; kinds?: readonly string[] | undefined }): Promise<boolean> {
+  const [sql, values] = hasPendingWork(table, { ...(options.kinds !== undefined && { kinds: options.kinds }) }, options.includeDelayed ?? false);
+  const [row] = await db.query<Array<{ pending: number }>>(sql, values);
+  return Number(row?.pending) === 1;
+}
+
+
+async function createDatabase(settings: ConnectionSettings): Promise<void> {
+  const admin = await Database.open({ settings, withoutDatabase: true });
+  try {
+    await admin.query(CREATE_DATABASE_SQL(quoteIdentifier(settings.database)));
+  } finally {
+    await admin.close();
+  }
+}

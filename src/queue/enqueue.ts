@@ -1,0 +1,220 @@
+import type { Connection as CallerConnection, PoolConnection as CallerPoolConnection } from 'mysql2/promise';
+import { quoteIdentifier, type QuotedIdentifier } from '../config/identifiers.js';
+import type { Database } from '../db/database.js';
+import type { Statement } from '../db/transaction.js';
+import { isDuplicateKey } from '../db/server-errors.js';
+import { idRange, KeyedInsert, type IdRange } from './keyed-insert.js';
+import type { JobRow } from './new-jobs.js';
+import { ID_RANGE_OF_KEYS_SQL, INSERT_ONE_JOB_SQL, insertJobsSql } from './sql/enqueue.js';
+import * as keySql from './sql/job-keys.js';
+import type { EnqueueResult } from './types.js';
+
+/**
+ * Where an enqueue runs. By default on the queue's own connection, committed at once. With
+ * `connection`, on the caller's mysql2 (promise API) connection, inside whatever transaction is
+ * open there: jobq neither commits nor rolls back, so the job exists only if the caller commits.
+ */
+export interface EnqueueOptions {
+  connection?: CallerConnection | CallerPoolConnection;
+}
+
+// One INSERT per chunk: at most this many rows, and about this many bytes, well under the
+// servers' default max_allowed_packet (16 MiB in MariaDB, 64 MiB in MySQL).
+const CHUNK_ROWS = 1000;
+const CHUNK_BYTES = 4 * 1024 * 1024;
+/** The server's status flag for "a transaction is open" (SERVER_STATUS_IN_TRANS in the protocol), in every OK packet. */
+const SERVER_STATUS_IN_TRANS = 1;
+/** Tries of an insert into a partitioned table before a key that keeps being taken is an error. */
+const KEYED_INSERT_ATTEMPTS = 10;
+/** Tries of an insert read back on a Galera node (insertReadBack) before missing rows are an error. */
+const MAX_INSERT_ATTEMPTS = 5;
+
+/** The queue's table: its name, and quoted for its own connection and (with the database) for a caller's. */
+export interface InsertTarget {
+  name: string;
+  quoted: QuotedIdentifier;
+  qualified: QuotedIdentifier;
+}
+
+/** The insert target of table `name` in `database`. */
+export function insertTarget(database: string, name: string): InsertTarget {
+  const quoted = quoteIdentifier(name);
+  return { name, quoted, qualified: `${quoteIdentifier(database)}.${quoted}` as QuotedIdentifier };
+}
+
+/**
+ * How jobs get into the table, by the table's layout and the connection: into an unpartitioned
+ * table, whose unique job_key index drops keys sent twice; into a partitioned one, with the keys
+ * held by jobq_job_keys; on a Galera node, read back; on the caller's connection, inside the
+ * caller's transaction.
+ */
+export class JobInserts {
+  constructor(
+    private readonly db: Database,
+    private readonly table: InsertTarget,
+    /** Runs a statement, turning a missing or misshapen table into an actionable error. */
+    private readonly described: <T>(work: () => Promise<T>) => Promise<T>,
+    private readonly partitioned: () => Promise<boolean>,
+  ) {}
+
+  /** One job in one round trip; its id. */
+  async one(row: JobRow, options: EnqueueOptions): Promise<number> {
+    if (await this.partitioned()) return (await this.insertKeyed([row], options))!.firstId!;
+    if (this.readsBackInserts(options)) return (await this.insertReadBack([row])).firstId!;
+    const result = await this.runOn<{ insertId: number }>(options, INSERT_ONE_JOB_SQL(this.tableFor(options)), row);
+    return Number(result.insertId);
+  }
+
+  /** Jobs in multi-row INSERTs of up to 1,000 rows, each chunk all or nothing; how many, and their ids. */
+  async many(rows: JobRow[], options: EnqueueOptions & { idRange?: boolean }): Promise<EnqueueResult> {
+    const partitioned = await this.partitioned();
+    let firstId: number | null = null;
+    let lastId: number | null = null;
+    for (const chunk of chunks(rows)) {
+      const range = partitioned ? await this.insertKeyed(chunk, options) : await this.insertUnique(chunk, options);
+      if (range === undefined || range.firstId === null || range.lastId === null) continue;
+      firstId = firstId === null ? range.firstId : Math.min(firstId, range.firstId);
+      lastId = lastId === null ? range.lastId : Math.max(lastId, range.lastId);
+    }
+    return { count: rows.length, firstId, lastId };
+  }
+
+  /** Inserts jobs into an unpartitioned table, whose unique job_key index drops keys sent twice; then reads their ids unless `idRange` is false. */
+  private async insertUnique(rows: JobRow[], options: EnqueueOptions & { idRange?: boolean }): Promise<IdRange | undefined> {
+    if (this.readsBackInserts(options)) return this.insertReadBack(rows);
+    const table = this.tableFor(options);
+    await this.runOn(options, insertJobsSql(table, rows.length), rows.flat());
+    if (options.idRange === false) return undefined;
+    const [range] = await this.runOn<Array<{ first_id: number | null; last_id: number | null }>>(options, ID_RANGE_OF_KEYS_SQL(table), [rows.map((row) => row[0])]);
+    return idRange(range);
+  }
+
+  /** On a Galera node, jobq's own inserts are read back (see insertReadBack); a caller's transaction is the caller's to commit. */
+  private readsBackInserts(options: EnqueueOptions): boolean {
+    return options.connection === undefined && this.db.galera !== undefined;
+  }
+
+  /**
+   * On a Galera node: the INSERT and a read of its keys in one round trip, sent again until every
+   * key is there. A surviving node of a cluster that lost one was seen to answer OK to a COMMIT
+   * whose changes never appeared (src/claim/commit.ts, commitTurn); the keys make sending the rows
+   * again safe, and each such retry counts as a retried transaction. The read runs microseconds
+   * after the INSERT, in the same packet: no worker can have claimed and deleted the jobs yet.
+   */
+  private async insertReadBack(rows: JobRow[]): Promise<IdRange> {
+    const keys = rows.map((row) => row[0]);
+    const distinct = new Set(keys).size;
+    const sql = `${insertJobsSql(this.table.quoted, rows.length)};\n${ID_RANGE_OF_KEYS_SQL(this.table.quoted)}`;
+    for (let attempt = 1; ; attempt++) {
+      const [, [range]] = await this.run<[unknown, Array<{ first_id: number | null; last_id: number | null; found: number }>]>(sql, [...rows.flat(), keys]);
+      if (Number(range?.found) === distinct) return idRange(range);
+      if (attempt === MAX_INSERT_ATTEMPTS) throw new Error(`${distinct - Number(range?.found)} of ${distinct} jobs were not in the table after ${attempt} inserts that each answered OK`);
+      this.db.counters.deadlockRetries++;
+    }
+  }
+
+  /**
+   * Inserts jobs into a partitioned table, their keys' uniqueness held by jobq_job_keys
+   * (sql/job-keys.ts). On the queue's connection: one transaction in one round trip, unless a key
+   * is taken; then the careful way, in two. On the caller's: the same steps one statement at a
+   * time inside the caller's transaction (which must be open: a savepoint undoes the first try,
+   * and each careful step relies on the locks of the one before). A key given twice in the rows
+   * queues its first job, as the unique index of an unpartitioned table would.
+   */
+  private async insertKeyed(rows: JobRow[], options: EnqueueOptions & { idRange?: boolean }): Promise<IdRange | undefined> {
+    const keysTable = options.connection === undefined ? keySql.KEYS_TABLE : `${quoteIdentifier(this.db.settings.database)}.${keySql.KEYS_TABLE}`;
+    const chunk = new KeyedInsert(this.tableFor(options), keysTable, this.table.name, rows);
+    const { connection } = options;
+    if (connection !== undefined) {
+      return this.described(async () => {
+        const send = async (statements: Statement[]) => {
+          const each: unknown[] = [];
+          for (const [sql, values] of statements) each.push((await connection.query(sql, values as unknown[]))[0]);
+          return each;
+        };
+        // The steps rely on a transaction: without one open (the connection is in autocommit),
+        // the savepoint would vanish at once and the key's lock with it. Then they run in a
+        // transaction of their own, committed at once, as a single INSERT would be.
+        const [savepoint] = (await send([[keySql.SAVEPOINT_SQL]])) as [{ serverStatus: number }];
+        const ownTransaction = (savepoint.serverStatus & SERVER_STATUS_IN_TRANS) === 0;
+        if (ownTransaction) await send([['START TRANSACTION'], [keySql.SAVEPOINT_SQL]]);
+        try {
+          const range = await this.insertKeyedSteps(chunk, send);
+          if (ownTransaction) await send([['COMMIT']]);
+          return range;
+        } catch (error) {
+          if (ownTransaction) await send([['ROLLBACK']]).catch(() => undefined);
+          throw error;
+        }
+      });
+    }
+    // A key taken between the careful way's two round trips (by a writer of a new key) fails it
+    // as the first try failed; each such retry follows a key another writer committed.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.described(() =>
+          this.db.transaction(async (tx) => {
+            if (attempt > 1) return KeyedInsert.rangeOf(await tx.commitWith(...chunk.insert(chunk.free(await tx.run(...chunk.lockTaken()))), chunk.range()));
+            const insert = chunk.insert(chunk.jobs);
+            if (chunk.jobs.length === 1) {
+              const [inserted] = (await tx.commitWith(...insert)) as [{ insertId: number }];
+              return { firstId: Number(inserted.insertId), lastId: Number(inserted.insertId) };
+            }
+            if (options.idRange === false) {
+              await tx.commitWith(...insert);
+              return undefined;
+            }
+            return KeyedInsert.rangeOf(await tx.commitWith(...insert, chunk.range()));
+          }),
+        );
+      } catch (error) {
+        if (!isDuplicateKey(error) || attempt === KEYED_INSERT_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /** insertKeyed's steps on a caller's connection, after its savepoint: the first try, undone to the savepoint when a key is taken, then the careful way. */
+  private async insertKeyedSteps(chunk: KeyedInsert, send: (statements: Statement[]) => Promise<unknown[]>): Promise<IdRange> {
+    try {
+      return KeyedInsert.rangeOf(await send([...chunk.insert(chunk.jobs), chunk.range()]));
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+      await send([[keySql.ROLLBACK_TO_SAVEPOINT_SQL]]);
+    }
+    const free = chunk.free(await send(chunk.lockTaken()));
+    return KeyedInsert.rangeOf(await send([...chunk.insert(free), chunk.range()]));
+  }
+
+  private tableFor(options: EnqueueOptions): QuotedIdentifier {
+    return options.connection === undefined ? this.table.quoted : this.table.qualified;
+  }
+
+  /** One statement on the caller's connection if given, else on the queue's own. */
+  private runOn<T>(options: EnqueueOptions, sql: string, values: unknown[]): Promise<T> {
+    const { connection } = options;
+    if (connection === undefined) return this.run<T>(sql, values);
+    return this.described(async () => (await connection.query(sql, values))[0] as T);
+  }
+
+  /** One statement on the queue's own connection. */
+  private run<T>(sql: string, values?: unknown[]): Promise<T> {
+    return this.described(() => this.db.query<T>(sql, values));
+  }
+}
+
+/** Rows in INSERT-sized chunks: at most CHUNK_ROWS rows and about CHUNK_BYTES of values. */
+function* chunks(rows: JobRow[]): Generator<JobRow[]> {
+  let chunk: JobRow[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    const size = 200 + (row[2]?.length ?? 0) + row[3].length + row[4].length;
+    if (chunk.length > 0 && (chunk.length >= CHUNK_ROWS || bytes + size > CHUNK_BYTES)) {
+      yield chunk;
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(row);
+    bytes += size;
+  }
+  if (chunk.length > 0) yield chunk;
+}

@@ -1,0 +1,107 @@
+import type { QuotedIdentifier } from '../config/identifiers.js';
+import type { Database } from '../db/database.js';
+import { readGaleraNode } from '../db/galera.js';
+import * as countersSql from '../claim/sql/counters.js';
+import type { Schedule } from './schedules.js';
+import * as statsSql from './sql/stats.js';
+import { readTableLayout } from './table-layout.js';
+import { JOB_STATUSES, type JobStatus, type QueueStats, type ServerInfo } from './types.js';
+
+const noTotals = () => ({ completed: 0, failed: 0, retried: 0 });
+
+/** Counts per status and per kind (zeros included), paused kinds, the longest wait and claimed jobs per owner. */
+export async function readQueueStats(db: Database, table: { name: string; quoted: QuotedIdentifier }, seen: { pausedKinds: string[]; schedules: Schedule[] }): Promise<QueueStats> {
+  const zero = () => Object.fromEntries(JOB_STATUSES.map((status) => [status, 0])) as Record<JobStatus, number>;
+  const rows = await db.query<Array<{ scope: 'all' | 'kind'; kind: string | null; status: JobStatus; count: number; due: number | null }>>(
+    statsSql.COUNT_BY_STATUS_AND_KIND_SQL(table.quoted),
+  );
+  const { pausedKinds, schedules } = seen;
+  const totalRows = await db.query<Array<{ kind: string; completed: string; failed: string; retried: string; claims: string; empty_claims: string }>>(
+    countersSql.TOTALS_BY_KIND_SQL,
+    [table.name],
+  );
+  const totals = new Map(
+    totalRows
+      .filter((row) => Number(row.completed) + Number(row.failed) + Number(row.retried) > 0)
+      .map((row) => [row.kind, { completed: Number(row.completed), failed: Number(row.failed), retried: Number(row.retried) }]),
+  );
+  const claims = totalRows.reduce((sum, row) => ({ total: sum.total + Number(row.claims), empty: sum.empty + Number(row.empty_claims) }), { total: 0, empty: 0 });
+  const nextTicks = new Map<string, Date>();
+  for (const { job, nextTick, problem } of schedules) {
+    const earliest = nextTicks.get(job.kind);
+    if (nextTick !== null && problem === null && (earliest === undefined || nextTick < earliest)) nextTicks.set(job.kind, nextTick);
+  }
+  const counts = zero();
+  const withoutKind = { counts: zero(), delayed: 0 };
+  const known = [...pausedKinds, ...nextTicks.keys(), ...[...totals.keys()].filter((kind) => kind !== '')];
+  const byKind = new Map<string, { counts: Record<JobStatus, number>; delayed: number }>(known.map((kind) => [kind, { counts: zero(), delayed: 0 }]));
+  for (const row of rows) {
+    const count = Number(row.count);
+    const delayed = row.status === 'unclaimed' ? count - Number(row.due ?? 0) : 0;
+    if (row.scope === 'all') {
+      counts[row.status] += count;
+      withoutKind.counts[row.status] += count;
+      withoutKind.delayed += delayed;
+    } else {
+      if (!byKind.has(row.kind!)) byKind.set(row.kind!, { counts: zero(), delayed: 0 });
+      const entry = byKind.get(row.kind!)!;
+      entry.counts[row.status] += count;
+      entry.delayed += delayed;
+      withoutKind.counts[row.status] -= count;
+      withoutKind.delayed -= delayed;
+    }
+  }
+  const paused = new Set(pausedKinds);
+  const kinds: QueueStats['byKind'] = [...byKind]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([kind, entry]) => ({ kind, ...entry, paused: paused.has(kind), nextScheduledAt: nextTicks.get(kind) ?? null, totals: totals.get(kind) ?? noTotals() }));
+  if (Object.values(withoutKind.counts).some((n) => n > 0) || totals.has('')) {
+    kinds.unshift({ kind: null, ...withoutKind, paused: false, nextScheduledAt: null, totals: totals.get('') ?? noTotals() });
+  }
+  const [head] = await db.query<Array<{ age_us: number | null; max_id: number | null }>>(statsSql.HEAD_AGE_AND_MAX_ID_SQL(table.quoted));
+  const owners = await db.query<Array<{ owner_id: number; count: number; expired: number; lease_left_us: number }>>(statsSql.CLAIMED_BY_OWNER_SQL(table.quoted));
+  return {
+    table: table.name,
+    counts,
+    total: Object.values(counts).reduce((sum, n) => sum + n, 0),
+    byKind: kinds,
+    headAgeSeconds: head?.age_us === null || head?.age_us === undefined ? null : Math.max(0, Number(head.age_us)) / 1e6,
+    claimedByOwner: owners.map((row) => ({
+      ownerId: row.owner_id === 0 ? null : row.owner_id,
+      count: Number(row.count),
+      expired: Number(row.expired),
+      leaseLeftSeconds: Number(row.lease_left_us) / 1e6,
+    })),
+    maxId: Number(head?.max_id ?? 0),
+    pausedKinds,
+    skippedSchedules: schedules.filter((s) => s.problem !== null).map((s) => ({ name: s.name, reason: s.problem! })),
+    claims,
+    layout: await readTableLayout(db, db.settings.database, table.name),
+  };
+}
+
+/** Per kind (jobs with a kind), the seconds the longest-waiting due job has waited since it came due. */
+export async function readOldestWaitingByKind(db: Database, table: QuotedIdentifier): Promise<Map<string, number>> {
+  const rows = await db.query<Array<{ kind: string; age_us: number }>>(statsSql.OLDEST_WAITING_BY_KIND_SQL(table));
+  return new Map(rows.map((row) => [row.kind, Math.max(0, Number(row.age_us)) / 1e6]));
+}
+
+/** The server's version, default isolation level and binary log format. */
+export async function readServerInfo(db: Database): Promise<ServerInfo> {
+  let rows: Array<{ version: string; isolation: string; binlog_format: string; log_bin: number }>;
+  try {
+    rows = await db.query(statsSql.SERVER_INFO_SQL('transaction_isolation'));
+  } catch (error) {
+    if ((error as { errno?: number }).errno !== 1193) throw error; // unknown variable: MariaDB before 11.1
+    rows = await db.query(statsSql.SERVER_INFO_SQL('tx_isolation'));
+  }
+  const info = rows[0]!;
+  const galera = await readGaleraNode((sql) => db.query(sql));
+  return {
+    version: info.version,
+    isolationLevel: info.isolation,
+    binlogFormat: info.binlog_format,
+    binlogEnabled: Number(info.log_bin) === 1,
+    ...(galera !== undefined && { galera }),
+  };
+}

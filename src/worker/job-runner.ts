@@ -1,0 +1,96 @@
+import { ExitCode, JobqError } from '../errors.js';
+import { checkKind } from '../queue/new-jobs.js';
+import type { Claim, ClaimedJob, Job, JobHandler } from '../queue/types.js';
+import type { ClaimLoop } from '../claim/loop.js';
+
+// A job's run, from its handler's call to the outcome its claim loop settles, apart from the
+// scheduling of runs (which job starts when), which is the worker's.
+
+export interface ResolvedHandlers {
+  /** The kinds to claim; undefined: any kind. */
+  kinds?: string[];
+  handlerFor(kind: string | null): JobHandler<Job> | undefined;
+}
+
+export function resolveHandlers(handlers: JobHandler<Job> | Record<string, JobHandler<Job> | undefined>): ResolvedHandlers {
+  if (typeof handlers === 'function') return { handlerFor: () => handlers };
+  if (typeof handlers !== 'object' || handlers === null) {
+    throw new JobqError('work() takes a handler function, or an object of handlers by kind: { email: async (job) => ... }', ExitCode.usage);
+  }
+  const entries = Object.entries(handlers).filter(([, handler]) => handler !== undefined);
+  if (entries.length === 0) throw new JobqError('work() got an empty handler map: name at least one kind', ExitCode.usage);
+  for (const [kind, handler] of entries) {
+    if (typeof handler !== 'function') throw new JobqError(`the handler for kind ${JSON.stringify(kind)} is not a function`, ExitCode.usage);
+    checkKind(kind, 'work()');
+  }
+  const byKind = new Map(entries as Array<[string, JobHandler<Job>]>);
+  return { kinds: [...byKind.keys()], handlerFor: (kind) => (kind === null ? undefined : byKind.get(kind)) };
+}
+
+export interface Held {
+  job: ClaimedJob;
+  claim: Claim;
+  loop: ClaimLoop;
+  /** Fires the handler's `signal`: a hard stop, or a lease that ran out. */
+  abort: HandlerAbort;
+}
+
+/**
+ * A handler's abort signal, made when the handler first reads it or when it must fire: most
+ * handlers never read it, and an AbortController per job is work on the drain's hot path.
+ */
+export class HandlerAbort {
+  private controller: AbortController | undefined;
+
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    return this.controller.signal;
+  }
+
+  /** Fires the signal once, with this reason. */
+  abort(reason: Error): void {
+    if (!this.signal.aborted) this.controller!.abort(reason);
+  }
+}
+
+/** What came of a handler's run. */
+export type Outcome = { ok: true; result: unknown } | { ok: false; error: unknown };
+
+/** Runs the job's handler: the job as the handler saw it, what came of it and how long it took. */
+export async function runHandler(handlers: ResolvedHandlers, held: Held): Promise<{ view: Job; outcome: Outcome; durationMs: number }> {
+  const { job } = held;
+  const view = {
+    id: job.id,
+    kind: job.kind,
+    payload: job.payload,
+    attempts: job.attempts,
+    get signal() {
+      return held.abort.signal;
+    },
+  };
+  let outcome: Outcome;
+  const started = performance.now();
+  try {
+    const handler = handlers.handlerFor(job.kind);
+    if (handler === undefined) throw new Error(`no handler for kind ${JSON.stringify(job.kind)}`);
+    outcome = { ok: true, result: await handler(view) };
+  } catch (error) {
+    outcome = { ok: false, error };
+  }
+  return { view, outcome, durationMs: performance.now() - started };
+}
+
+/**
+ * Hands the outcome to the job's claim loop, which settles it in its next turn: completed, or
+ * failed (retried later, or for good once its attempts are used up). A job whose lease ran out
+ * while its handler ran is `lost`: another worker may have it by now. Its outcome is still sent,
+ * guarded by the claim's token: if nobody took the job meanwhile, it is settled and not run again.
+ */
+export function settleOutcome({ job, claim, loop }: Held, outcome: Outcome, maxAttempts: number): 'lost' | 'completed' | 'retried' | 'failed' {
+  const leaseLost = loop.leaseLost(claim);
+  if (outcome.ok) loop.complete(claim, job.id);
+  else loop.fail(claim, job.id, outcome.error);
+  if (leaseLost) return 'lost';
+  if (outcome.ok) return 'completed';
+  return job.attempts >= maxAttempts ? 'failed' : 'retried';
+}

@@ -1,0 +1,112 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import mysql from 'mysql2/promise';
+import { waitUntil } from './wait.js';
+
+const run = promisify(execFile);
+
+/** How one of the project's 3-node cluster scripts is driven: its file and the settings that move its ports and data. */
+interface ClusterScript {
+  file: string;
+  basePortVariable: string;
+  dirVariable: string;
+  /** What its stderr says when this machine cannot run it at all. */
+  unavailable: RegExp;
+  firstBasePort: number;
+}
+
+const GALERA: ClusterScript = { file: 'galera-cluster.sh', basePortVariable: 'JOBQ_GALERA_BASE_PORT', dirVariable: 'JOBQ_GALERA_DIR', unavailable: /not installed|no wsrep provider/, firstBasePort: 40_000 };
+const GROUP_REPLICATION: ClusterScript = { file: 'mysql-group.sh', basePortVariable: 'JOBQ_GROUP_BASE_PORT', dirVariable: 'JOBQ_GROUP_DIR', unavailable: /cannot fetch MySQL/, firstBasePort: 20_000 };
+
+/**
+ * A 3-node cluster of this suite's own, on ports no other test uses: a MariaDB Galera cluster
+ * (scripts/galera-cluster.sh) or a MySQL Group Replication group (scripts/mysql-group.sh). Node N
+ * serves SQL on basePort + N.
+ */
+export class LocalCluster {
+  readonly basePort: number;
+  private readonly scriptFile: string;
+  private readonly env: NodeJS.ProcessEnv;
+
+  private constructor(private readonly kind: ClusterScript) {
+    // Apart from the other kind's ports: with the suite on both servers at once, both may run.
+    this.basePort = kind.firstBasePort + 400 * Math.floor(Math.random() * 25);
+    this.scriptFile = fileURLToPath(new URL(`../../../scripts/${kind.file}`, import.meta.url));
+    this.env = { ...process.env, [kind.basePortVariable]: String(this.basePort), [kind.dirVariable]: `/tmp/jobq-cluster-test-${this.basePort}` };
+  }
+
+  static galera(): LocalCluster {
+    return new LocalCluster(GALERA);
+  }
+
+  static groupReplication(): LocalCluster {
+    return new LocalCluster(GROUP_REPLICATION);
+  }
+
+  /** Node N's SQL port. */
+  port(node: number): number {
+    return this.basePort + node;
+  }
+
+  /** A jobq URL listing the nodes in this order: the first that answers is used. */
+  url(database: string, nodes: readonly number[] = [1, 2, 3]): string {
+    return `mysql://root@${nodes.map((node) => `127.0.0.1:${this.port(node)}`).join(',')}/${database}`;
+  }
+
+  /** Starts the cluster (the script's start with `args`); returns why it cannot run here, or undefined. */
+  async start(...args: string[]): Promise<string | undefined> {
+    try {
+      await this.script('start', ...args);
+      return undefined;
+    } catch (error) {
+      const stderr = String((error as { stderr?: string }).stderr ?? '');
+      if (this.kind.unavailable.test(stderr)) return `no ${this.kind.file} cluster on this machine: ${stderr.trim()}`;
+      throw error;
+    }
+  }
+
+  async script(...args: string[]): Promise<string> {
+    const { stdout } = await run('bash', [this.scriptFile, ...args], { env: this.env });
+    return stdout;
+  }
+
+  /** A plain connection to node N, for assertions. */
+  connect(node: number, database?: string): Promise<mysql.Connection> {
+    return mysql.createConnection({ host: '127.0.0.1', port: this.port(node), user: 'root', ...(database !== undefined && { database }), supportBigNumbers: true });
+  }
+
+  /** The jobs table's rows by status, read on node N. */
+  async jobCounts(node: number, database: string): Promise<{ total: number; done: number; claimedOnce: number }> {
+    const connection = await this.connect(node, database);
+    try {
+      const [rows] = await connection.query("SELECT COUNT(*) AS total, SUM(status = 'done') AS done, SUM(attempts = 1) AS claimedOnce FROM jobs");
+      const row = (rows as Array<Record<string, string>>)[0]!;
+      return { total: Number(row.total), done: Number(row.done), claimedOnce: Number(row.claimedOnce) };
+    } finally {
+      await connection.end();
+    }
+  }
+
+  /** Waits until each of `nodes` holds `count` rows in the jobs table: what was written through another has been applied there. */
+  async waitForJobs(nodes: readonly number[], database: string, count: number): Promise<void> {
+    for (const node of nodes) {
+      await waitUntil(async () => (await this.jobCounts(node, database).catch(() => ({ total: -1 }))).total === count, `node ${node} holds the ${count} jobs`, { everyMs: 100 });
+    }
+  }
+
+  /** The sum over the given nodes of some global status counters (wsrep_local_cert_failures, ...). */
+  async statusSum(nodes: readonly number[], names: readonly string[]): Promise<number> {
+    let total = 0;
+    for (const node of nodes) {
+      const connection = await this.connect(node);
+      try {
+        const [rows] = await connection.query('SHOW GLOBAL STATUS WHERE Variable_name IN (?)', [names]);
+        for (const row of rows as Array<{ Value: string }>) total += Number(row.Value);
+      } finally {
+        await connection.end();
+      }
+    }
+    return total;
+  }
+}

@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { claimScope, withoutPausedKinds } from '../../src/claim/paused-kinds.js';
+import * as claimSql from '../../src/claim/sql/claim.js';
+import type { ClaimScope, Lane, TakenLane } from '../../src/claim/sql/claim.js';
+import { randomPrefixRange } from '../../src/demo/demo-jobs.js';
+import { quoteIdentifier } from '../../src/config/identifiers.js';
+
+const JOBS = quoteIdentifier('jobs');
+
+// The claim's statements as built for every scope and lane, with no server: each has as many
+// placeholders as values (a value out of place would read the wrong jobs, not fail).
+
+const scopes: ClaimScope[] = [{}, { kinds: ['email'] }, { kinds: ['email', 'sms'] }, { kinds: ['email'], withoutKind: true }, { kinds: [], withoutKind: true }];
+const lanes: Array<Lane | TakenLane | undefined> = [undefined, { index: 1, count: 3 }, { index: 1, count: 3, partitions: 6 }, { taken: true, count: 3 }];
+
+function assertPlaceholders([sql, values]: readonly [string, unknown[]], what: string): void {
+  assert.equal(sql.split('?').length - 1, values.length, `${what}: ${sql}`);
+}
+
+test('candidate reads have a value for each placeholder, for every scope and lane', () => {
+  for (const scope of scopes) {
+    for (const lane of lanes) {
+      const what = JSON.stringify({ scope, lane });
+      assertPlaceholders(claimSql.candidatesOldest(JOBS, scope, lane, 100, 5), `oldest ${what}`);
+      assertPlaceholders(claimSql.candidatesPreferred(JOBS, randomPrefixRange(), lane, 100), `preferred ${what}`);
+    }
+    assertPlaceholders(claimSql.candidatesAhead(JOBS, scope, 5, 20), `ahead ${JSON.stringify(scope)}`);
+    assertPlaceholders(claimSql.candidatesStale(JOBS, scope, 50_000, 100), `stale ${JSON.stringify(scope)}`);
+    assertPlaceholders(claimSql.hasPendingWork(JOBS, scope, false), `pending ${JSON.stringify(scope)}`);
+  }
+});
+
+test('a lane of partitions names its partitions; a lane of ids filters on them; a taken lane reads @jobq_lane', () => {
+  const [byPartition] = claimSql.candidatesOldest(JOBS, {}, { index: 1, count: 3, partitions: 6 }, 100);
+  assert.match(byPartition, /PARTITION \(p1, p4\)/);
+  const [byId, values] = claimSql.candidatesOldest(JOBS, {}, { index: 1, count: 3 }, 100);
+  assert.match(byId, /MOD \? = \?/);
+  assert.deepEqual(values.slice(0, 3), [100, 3, 1]);
+  assert.match(claimSql.candidatesOldest(JOBS, {}, { taken: true, count: 3 }, 100)[0], /= @jobq_lane/);
+});
+
+test('paused kinds narrow the scope; a claim whose own kinds are all paused reads nothing', () => {
+  const pause = { queue: 'jobs', paused: ['email'], present: ['email', 'sms'] };
+  assert.deepEqual(claimScope({ batchSize: 1, kinds: ['email', 'report'] }, pause), { kinds: ['report'] });
+  assert.equal(claimScope({ batchSize: 1, kinds: ['email'] }, pause), undefined);
+  assert.deepEqual(claimScope({ batchSize: 1 }, pause), { kinds: ['sms'], withoutKind: true });
+  assert.deepEqual(claimScope({ batchSize: 1 }, { queue: 'jobs', paused: [] }), {});
+  const jobs = [{ id: 1, kind: 'email' }, { id: 2, kind: 'sms' }, { id: 3, kind: null }];
+  assert.deepEqual(withoutPausedKinds(jobs, pause).map((job) => job.id), [2, 3]);
+});
