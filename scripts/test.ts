@@ -10,13 +10,16 @@
  * Beside them, one at a time, run the files that start servers of their own (a Galera cluster, a
  * Group Replication group, a private server or a replica, each on ports of its own). The files
  * that read counters of the whole server, which other files would move, run last, alone on it.
- * Each server's run is a process of its own; with several, their lines are prefixed with the
- * server's address. The failures are printed again at the end, so that the tail of a long log
- * names them. Exits non-zero if any run fails.
+ *
+ * Each file is a `node --test` process of its own, and its output is printed when it ends (with
+ * several servers, each line prefixed with the server's address). A file that has not ended after
+ * JOBQ_TEST_FILE_TIMEOUT_S seconds (default 600) is killed with everything it started and counts
+ * as failed, so that a hang costs minutes, not the whole CI run. The failures are printed again at
+ * the end, so that the tail of a long log names them. Exits non-zero if any file fails.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const testDir = fileURLToPath(new URL('../test/', import.meta.url));
@@ -37,51 +40,100 @@ const countersAlone = serverTests.filter(readsServerCounters);
 /** Files with servers of their own at once: each cluster or private server is several more processes on the machine. */
 const OWN_SERVERS_AT_ONCE = 1;
 const concurrency = Number(process.env.JOBQ_TEST_CONCURRENCY ?? 4);
+const fileTimeoutMs = 1000 * Number(process.env.JOBQ_TEST_FILE_TIMEOUT_S ?? 600);
 const servers = (process.env.JOBQ_TEST_SERVER_URL ?? 'mysql://root@127.0.0.1:3306').split(/\s+/).filter((url) => url !== '');
 
-/** A failed test's TAP lines, from its `not ok` to the end of its YAML block. */
+/** A failed test's TAP lines, from its `not ok` to the end of its YAML block, or why a file failed. */
 interface Failure {
   server: string;
   lines: string[];
-  end: string;
 }
 const failures: Failure[] = [];
+interface Tally {
+  pass: number;
+  fail: number;
+  skipped: number;
+}
+const tallies = new Map(servers.map((server) => [server, { pass: 0, fail: 0, skipped: 0 } as Tally]));
 
-function nodeTest(server: string, files: string[], filesAtOnce: number): Promise<number> {
-  const env = { ...process.env, JOBQ_TEST_SERVER_URL: server };
-  const child = spawn(process.execPath, ['--test', `--test-concurrency=${filesAtOnce}`, ...files], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const prefix = servers.length > 1 ? `[${new URL(server).host}] ` : '';
-  let open: Failure | undefined;
-  const onLine = (line: string) => {
-    console.log(prefix + line);
+/** The failures among one file's TAP lines, and its totals added to `tally`. */
+function readResults(server: string, lines: readonly string[], tally: Tally): void {
+  let open: { lines: string[]; end: string } | undefined;
+  for (const line of lines) {
     const notOk = /^(\s*)not ok \d+ - /.exec(line);
     if (open !== undefined) {
       open.lines.push(line);
       if (line === open.end || open.lines.length > 60) open = undefined;
     } else if (notOk !== null) {
-      open = { server, lines: [line], end: `${notOk[1]}  ...` };
-      failures.push(open);
+      open = { lines: [line], end: `${notOk[1]}  ...` };
+      failures.push({ server, lines: open.lines });
     }
-  };
-  createInterface({ input: child.stdout! }).on('line', onLine);
-  createInterface({ input: child.stderr! }).on('line', (line) => console.log(prefix + line));
-  return new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal === null ? 1 : 128))));
+    const total = /^# (pass|fail|skipped) (\d+)$/.exec(line);
+    if (total !== null) tally[total[1] as keyof Tally] += Number(total[2]);
+  }
 }
 
-async function run(server: string): Promise<number> {
+/** Runs one test file against `server` in a process group of its own; true when it passed. */
+function runFile(server: string, file: string): Promise<boolean> {
+  const env = { ...process.env, JOBQ_TEST_SERVER_URL: server };
+  const child = spawn(process.execPath, ['--test', '--test-reporter=tap', file], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const output: string[] = [];
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => output.push(chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => output.push(chunk));
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    // The whole group: the file's test process and whatever it started (workers, servers).
+    process.kill(-child.pid!, 'SIGKILL');
+  }, fileTimeoutMs);
+  return new Promise((resolve) => {
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const lines = output.join('').split('\n');
+      if (lines.at(-1) === '') lines.pop();
+      const prefix = servers.length > 1 ? `[${new URL(server).host}] ` : '';
+      for (const line of lines) console.log(prefix + line);
+      const tally = tallies.get(server)!;
+      readResults(server, lines, tally);
+      if (timedOut) {
+        tally.fail++;
+        failures.push({ server, lines: [`${relative(process.cwd(), file)} did not end within ${fileTimeoutMs / 1000} s and was killed; its output is above`] });
+      } else if (code !== 0 && !lines.some((line) => /^\s*not ok /.test(line))) {
+        failures.push({ server, lines: [`${relative(process.cwd(), file)} exited with code ${code} and no failed test; its output is above`] });
+      }
+      resolve(code === 0 && !timedOut);
+    });
+  });
+}
+
+/** Runs `files` against `server`, `atOnce` at a time; true when all passed. */
+async function runFiles(server: string, files: readonly string[], atOnce: number): Promise<boolean> {
+  const queue = [...files];
+  let passed = true;
+  const lane = async () => {
+    for (let file = queue.shift(); file !== undefined; file = queue.shift()) passed = (await runFile(server, file)) && passed;
+  };
+  await Promise.all(Array.from({ length: atOnce }, lane));
+  return passed;
+}
+
+async function run(server: string): Promise<boolean> {
   const sharing = async () => {
-    const code = await nodeTest(server, shared, concurrency);
-    const alone = await nodeTest(server, countersAlone, 1);
-    return code !== 0 ? code : alone;
+    const passed = await runFiles(server, shared, concurrency);
+    return (await runFiles(server, countersAlone, 1)) && passed;
   };
-  const codes = await Promise.all([sharing(), nodeTest(server, ownServers, OWN_SERVERS_AT_ONCE)]);
-  return codes.find((code) => code !== 0) ?? 0;
+  const results = await Promise.all([sharing(), runFiles(server, ownServers, OWN_SERVERS_AT_ONCE)]);
+  return results.every(Boolean);
 }
 
-const codes = await Promise.all(servers.map(run));
+const passed = await Promise.all(servers.map(run));
 if (failures.length > 0) {
   console.log(`\n${failures.length} failed:`);
   for (const failure of failures) for (const line of failure.lines) console.log(`[${new URL(failure.server).host}] ${line}`);
 }
-if (servers.length > 1) for (const [i, server] of servers.entries()) console.log(`${new URL(server).host}: ${codes[i] === 0 ? 'passed' : `FAILED (exit ${codes[i]})`}`);
-process.exitCode = codes.some((code) => code !== 0) ? 1 : 0;
+console.log('');
+for (const [i, server] of servers.entries()) {
+  const { pass, fail, skipped } = tallies.get(server)!;
+  console.log(`${new URL(server).host}: ${passed[i] ? 'passed' : 'FAILED'} (${pass} passed, ${fail} failed, ${skipped} skipped)`);
+}
+process.exitCode = passed.every(Boolean) ? 0 : 1;

@@ -12,7 +12,7 @@ import { ON_MARIADB } from './helpers/test-database.js';
 // goes away costs nothing but a line.
 
 const SLOW_HANDLER = fileURLToPath(new URL('../../test/fixtures/one-ms-handler.mjs', import.meta.url));
-const primary = new PrivateServer(privatePort(34_000));
+const primary = new PrivateServer(privatePort(11_000));
 const replica = new PrivateServer(primary.port + 1);
 const JOBS = 20_000;
 

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import { PrivateServer, privatePort } from './helpers/private-server.js';
 import { duplicates, parseClaimLines, runCli, startCli } from './helpers/run-cli.js';
 
-const server = new PrivateServer(privatePort(33_000));
+const server = new PrivateServer(privatePort(10_000));
 const database = `jobq_fault_${randomBytes(4).toString('hex')}`;
 const url = server.url(database);
 

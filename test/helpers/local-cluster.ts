@@ -13,11 +13,12 @@ interface ClusterScript {
   dirVariable: string;
   /** What its stderr says when this machine cannot run it at all. */
   unavailable: RegExp;
-  firstBasePort: number;
+  /** Its base ports: `first`, then every 400 ports, `count` of them. */
+  basePorts: { first: number; count: number };
 }
 
-const GALERA: ClusterScript = { file: 'galera-cluster.sh', basePortVariable: 'JOBQ_GALERA_BASE_PORT', dirVariable: 'JOBQ_GALERA_DIR', unavailable: /not installed|no wsrep provider/, firstBasePort: 40_000 };
-const GROUP_REPLICATION: ClusterScript = { file: 'mysql-group.sh', basePortVariable: 'JOBQ_GROUP_BASE_PORT', dirVariable: 'JOBQ_GROUP_DIR', unavailable: /cannot fetch MySQL/, firstBasePort: 20_000 };
+const GALERA: ClusterScript = { file: 'galera-cluster.sh', basePortVariable: 'JOBQ_GALERA_BASE_PORT', dirVariable: 'JOBQ_GALERA_DIR', unavailable: /not installed|no wsrep provider/, basePorts: { first: 12_000, count: 20 } };
+const GROUP_REPLICATION: ClusterScript = { file: 'mysql-group.sh', basePortVariable: 'JOBQ_GROUP_BASE_PORT', dirVariable: 'JOBQ_GROUP_DIR', unavailable: /cannot fetch MySQL/, basePorts: { first: 20_000, count: 25 } };
 
 /**
  * A 3-node cluster of this suite's own, on ports no other test uses: a MariaDB Galera cluster
@@ -30,8 +31,9 @@ export class LocalCluster {
   private readonly env: NodeJS.ProcessEnv;
 
   private constructor(private readonly kind: ClusterScript) {
-    // Apart from the other kind's ports: with the suite on both servers at once, both may run.
-    this.basePort = kind.firstBasePort + 400 * Math.floor(Math.random() * 25);
+    // Apart from the other kind's ports (with the suite on both servers at once, both may run),
+    // and below Linux's ephemeral ports (from 32768), which the suite's client connections hold.
+    this.basePort = kind.basePorts.first + 400 * Math.floor(Math.random() * kind.basePorts.count);
     this.scriptFile = fileURLToPath(new URL(`../../../scripts/${kind.file}`, import.meta.url));
     this.env = { ...process.env, [kind.basePortVariable]: String(this.basePort), [kind.dirVariable]: `/tmp/jobq-cluster-test-${this.basePort}` };
   }

@@ -11,7 +11,9 @@ const SCRIPT = fileURLToPath(new URL(`../../../scripts/${ON_MARIADB ? 'private-s
 /**
  * A port for a private server of this run, from `base` up: the suite's runs against several test
  * servers go on at once, so each draws from a band of its own (by the test server's port), with
- * room for a pair (a primary and its replica) at each pick.
+ * room for a pair (a primary and its replica) at each pick. Keep `base` below 32768, under Linux's
+ * ephemeral ports: a server cannot listen on a port that one of the suite's thousands of client
+ * connections holds (or left in TIME_WAIT), and then never answers.
  */
 export const privatePort = (base: number): number => base + (SERVER_PORT % 10) * 100 + 2 * Math.floor(Math.random() * 50);
 

@@ -19,13 +19,25 @@ export interface CliRun {
   kill(signal: NodeJS.Signals): void;
 }
 
-/** Starts the built `jobq` binary, as a user would, with colours off; `input` becomes its standard input. */
+/** No run of the CLI in a test lasts this long: one that does is hung, and is killed so that its test fails instead of waiting for ever. */
+const HUNG_AFTER_MS = 240_000;
+
+/**
+ * Starts the built `jobq` binary, as a user would, with colours off; `input` becomes its standard
+ * input. It runs in a process group of its own, which is killed, with the processes it started,
+ * if it is still running after HUNG_AFTER_MS.
+ */
 export function startCli(args: string[], env: Record<string, string> = {}, input?: string | Buffer): CliRun {
   const { FORCE_COLOR: _ignored, ...inherited } = process.env;
   const child = spawn(process.execPath, [JOBQ, ...args], {
     env: { ...inherited, NO_COLOR: '1', ...env },
     stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    detached: true,
   });
+  const hung = setTimeout(() => {
+    stderr += `\n[jobq ${args[0]} was still running after ${HUNG_AFTER_MS / 1000} s: killed]`;
+    process.kill(-child.pid!, 'SIGKILL');
+  }, HUNG_AFTER_MS).unref();
   if (input !== undefined) child.stdin!.end(input);
   let stdout = '';
   let stderr = '';
@@ -42,7 +54,10 @@ export function startCli(args: string[], env: Record<string, string> = {}, input
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => ((stdout += chunk), check()));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => ((stderr += chunk), check()));
   const done = new Promise<CliResult>((resolve) => {
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.on('close', (code, signal) => {
+      clearTimeout(hung);
+      resolve({ code, signal, stdout, stderr });
+    });
   });
   return {
     pid: child.pid!,
