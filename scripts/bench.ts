@@ -38,8 +38,8 @@ import { quoteIdentifier, type QuotedIdentifier } from '../src/config/identifier
  *   group      (not in the default set) the galera scenario on a 3-member MySQL Group Replication
  *              group in multi-primary mode (scripts/mysql-group.sh); run it with BENCH_SERVER_URL
  *              pointing at a MySQL server, so that "one server" is MySQL too.
- *   ab         (not in the default set) the user-path drains (work-api, work-cli, work-4-procs,
- *              start-processing-wall) and the enqueue() loop of the build at BENCH_AB_REF (a git
+ *   ab         (not in the default set) the user-path drains (work-api, keep-done-1m-done-rows,
+ *              work-cli, work-4-procs, start-processing-wall) and the enqueue() loop of the build at BENCH_AB_REF (a git
  *              ref) against this build's (BENCH_AB_ONLY: some of them, by name),
  *              taking turns over BENCH_ROUNDS; medians: what a change on the hot path costs.
  *   partitions (not in the default set) the jobs table partitioned on id (HASH and KEY, into
@@ -431,8 +431,14 @@ function userPathDrains(root: string, Queue: typeof JobQueue): Record<string, ()
   const work = (processes: number) => Array.from({ length: processes }, () => [NODE_SCRIPT('work-drain.js', root)]);
   const bin = `${root}/bin/jobq.js`;
   const prefill = (jobs: number) => () => prefillJobq(jobs, { Queue });
+  const afterDoneRows = async () => {
+    await prefillJobq(0, { Queue });
+    await insertDoneRows('jobs');
+    await prefillJobq(JOBS, { Queue, recreate: false });
+  };
   return {
     'work-api': () => userDrain('', JOBS, work(1), 10, prefill(JOBS)),
+    'keep-done-1m-done-rows': () => userDrain('', JOBS, [[NODE_SCRIPT('work-drain.js', root), '--keep-done']], 10, afterDoneRows),
     'work-cli': () => userDrain('', JOBS, [[bin, 'work', '--handler', NOOP_HANDLER, '--once']], 10, prefill(JOBS)),
     'work-4-procs': () => userDrain('', JOBS, work(4), 40, prefill(JOBS)),
     'start-processing-wall': () => userDrain('', 100_000, [[bin, 'start-processing', '-g', '0', '-c', '10', '--until-empty', '-q']], 10, prefill(100_000)),

@@ -44,25 +44,24 @@ run_as=()
 sql() { "$client" -uroot -h127.0.0.1 -P"$1" --connect-timeout=1 -N -B -e "$2"; }
 answers() { sql "$port" 'SELECT 1' >/dev/null 2>&1; }
 
+# A temporary folder of its own, from the initialisation on: a server that starts deletes every
+# "#sql" file in its tmpdir, and in a shared /tmp those include the temporary tables other servers
+# are using at that moment.
 initialise() {
   [ -d "$data/mysql" ] && return 0
-  mkdir -p "$data"
+  mkdir -p "$data" "$dir/tmp"
   [ "$(id -u)" = 0 ] && chown -R mysql:mysql "$dir"
   if installer=$(find_binary mariadb-install-db mysql_install_db) && "$server" --version | grep -qi mariadb; then
-    "$installer" --no-defaults --datadir="$data" "${run_as[@]}" --auth-root-authentication-method=normal \
+    "$installer" --no-defaults --datadir="$data" --tmpdir="$dir/tmp" "${run_as[@]}" --auth-root-authentication-method=normal \
       --skip-test-db >"$dir/install.log" 2>&1
   else
-    "$server" --no-defaults --initialize-insecure --datadir="$data" "${run_as[@]}" >"$dir/install.log" 2>&1
+    "$server" --no-defaults --initialize-insecure --datadir="$data" --tmpdir="$dir/tmp" "${run_as[@]}" >"$dir/install.log" 2>&1
   fi
 }
 
-# A temporary folder of its own: a server that starts deletes every "#sql" file in its tmpdir,
-# and in a shared /tmp those include the temporary tables other servers are using. No X Protocol
-# (MySQL's, on port 33060 for every instance; MariaDB ignores the loose- option).
+# No X Protocol (MySQL's, on port 33060 for every instance; MariaDB ignores the loose- option).
 start_server() {
   initialise
-  mkdir -p "$dir/tmp"
-  [ "$(id -u)" = 0 ] && chown mysql:mysql "$dir/tmp"
   local gtid=()
   "$server" --version | grep -qi mariadb || gtid=(--gtid-mode=ON --enforce-gtid-consistency=ON)
   "$server" --no-defaults --datadir="$data" --port="$port" --bind-address=127.0.0.1 --socket="$socket" \

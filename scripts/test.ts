@@ -77,6 +77,7 @@ function readResults(server: string, lines: readonly string[], tally: Tally): vo
 function runFile(server: string, file: string): Promise<boolean> {
   const env = { ...process.env, JOBQ_TEST_SERVER_URL: server };
   const child = spawn(process.execPath, ['--test', '--test-reporter=tap', file], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const started = performance.now();
   const output: string[] = [];
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => output.push(chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => output.push(chunk));
@@ -92,6 +93,7 @@ function runFile(server: string, file: string): Promise<boolean> {
       const lines = output.join('').split('\n');
       if (lines.at(-1) === '') lines.pop();
       const prefix = servers.length > 1 ? `[${new URL(server).host}] ` : '';
+      console.log(`${prefix}# ${relative(process.cwd(), file)}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
       for (const line of lines) console.log(prefix + line);
       const tally = tallies.get(server)!;
       readResults(server, lines, tally);

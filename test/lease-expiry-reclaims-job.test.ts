@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import { JobQueue } from '../src/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
 import { runCli } from './helpers/run-cli.js';
+import { waitUntil } from './helpers/wait.js';
 
 let db: TestDatabase;
 let first: JobQueue;
@@ -20,6 +20,16 @@ after(async () => {
   await db.drop();
 });
 
+/** Waits until the server's clock has passed `until` (a lease's end, as the server reads it). */
+async function serverClockPasses(until: string): Promise<void> {
+  await waitUntil(async () => (await db.rows<{ past: number }>('SELECT NOW(6) > ? AS past', [until]))[0]!.past === 1, `the server's clock passes ${until}`, { everyMs: 20 });
+}
+
+/** The latest end of a lease held on the table, as the server's DATETIME(6) text. */
+async function latestLeaseEnd(): Promise<string> {
+  return (await db.rows<{ until: string }>("SELECT CAST(MAX(run_after) AS CHAR) AS until FROM jobs WHERE status = 'claimed'"))[0]!.until;
+}
+
 test('a job is not handed out again while its lease runs', async () => {
   await first.enqueueMany([{ key: 'held' }]);
   const held = await first.claim({ batchSize: 10, leaseSeconds: 30 });
@@ -33,7 +43,7 @@ test('after its lease a job is claimed again, and the first owner can no longer 
   await first.enqueueMany([{ key: 'a' }, { key: 'b' }]);
   const expired = await first.claim({ batchSize: 10, leaseSeconds: 1, ownerId: 1 });
   assert.equal(expired.jobs.length, 2);
-  await sleep(1200);
+  await serverClockPasses(await latestLeaseEnd());
   // One at a time: a job whose lease ran out may be what stopped its worker.
   const retaken = [await second.claim({ batchSize: 10, leaseSeconds: 30, ownerId: 2 }), await second.claim({ batchSize: 10, leaseSeconds: 30, ownerId: 2 })];
   assert.deepEqual(retaken.map((claim) => claim.jobs.map((job) => job.id)), expired.jobs.map((job) => [job.id]));
@@ -55,7 +65,7 @@ test('a job whose lease runs out 3 times in a row goes to failed with an error t
   for (let expiries = 0; expiries < 3; expiries++) {
     const claim = await first.claim({ batchSize: 2, leaseSeconds: 1 });
     assert.deepEqual(claim.jobs.map((job) => [job.attempts, job.leaseExpiries]), [[1, expiries]]);
-    await sleep(1100);
+    await serverClockPasses(await latestLeaseEnd());
   }
   const last = await first.claim({ batchSize: 2, leaseSeconds: 1 });
   assert.deepEqual([last.jobs.length, last.failedIds.length], [0, 1]);
@@ -77,10 +87,10 @@ test('a job whose lease runs out 3 times in a row goes to failed with an error t
 test('a slow consumer keeps its jobs by extending the lease', async () => {
   await first.enqueueMany([{ key: 'slow' }]);
   const claim = await first.claim({ batchSize: 1, leaseSeconds: 1 });
-  await sleep(600);
-  assert.equal(await first.extendLease(claim, 1), 1);
-  await sleep(600);
-  assert.equal((await second.claim({ batchSize: 1 })).jobs.length, 0, 'the extended lease still holds');
+  const firstLeaseEnd = await latestLeaseEnd();
+  assert.equal(await first.extendLease(claim, 3), 1);
+  await serverClockPasses(firstLeaseEnd);
+  assert.equal((await second.claim({ batchSize: 1 })).jobs.length, 0, 'the extended lease still holds past the first one');
   assert.deepEqual(await first.complete(claim), { settled: 1, lost: 0 });
 });
 
