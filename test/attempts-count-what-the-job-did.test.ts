@@ -79,15 +79,15 @@ test('a job that kills its process, among 3,000: it alone ends failed, with the 
   // Three worker processes, restarted by their supervisor when one dies; short leases. Small
   // batches: every job a dying process held has its lease run out and is then claimed alone.
   const run = startCli(['work', '--handler', HANDLER, '--processes', '3', '--lease', '1', '--batch-size', '20', '--keep-done', '--database-url', db.url], { JOBQ_DATABASE_URL: db.url });
-  try {
-    await waitUntil(async () => {
-      const counts = await statusCounts();
-      return counts.failed === 1 && counts.done === 2999;
-    }, 'the poison job has failed and every other job is done', { timeoutMs: 90_000, everyMs: 200 });
-  } finally {
-    run.kill('SIGTERM');
-  }
+  let counts: Record<string, number> = {};
+  const settled = await waitUntil(async () => {
+    counts = await statusCounts();
+    return counts.unclaimed === undefined && counts.claimed === undefined;
+  }, 'every job is done or failed', { timeoutMs: 90_000, everyMs: 200 }).catch((error: Error) => error);
+  run.kill('SIGTERM');
   const { stderr } = await run.done;
+  assert.equal(settled, undefined, `${settled}: ${JSON.stringify(counts)}; the run said:\n${stderr}`);
+  assert.deepEqual(counts, { done: 2999, failed: 1 }, `the run said:\n${stderr}`);
   assert.equal(stderr.match(/died \(killed by SIGKILL\)/g)?.length, 3, `the poison job crashed three processes, no more:\n${stderr}`);
   const failed = await db.rows<{ id: number; attempts: number; lease_expiries: number; last_error: string }>("SELECT id, attempts, lease_expiries, last_error FROM jobs WHERE status = 'failed'");
   assert.deepEqual(failed.map((row) => [Number(row.id), row.attempts, row.lease_expiries]), [[Number(poisonId), 1, 3]]);
