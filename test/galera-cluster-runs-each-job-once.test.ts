@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test, type TestContext } from 'node:test';
 import { LocalCluster } from './helpers/local-cluster.js';
 import { clusterQueues, queueContract } from './helpers/queue-contract.js';
@@ -65,7 +64,7 @@ test('stats names the Galera node and its cluster, and refuses a node that is no
   }
 });
 
-test('2 generators and 10 consumers spread over 3 nodes for 20 s, then a drain: every job done once, certification conflicts retried and counted', async (t) => {
+test('2 generators and 10 consumers spread over 3 nodes for 10 s, then a drain: every job done once, certification conflicts retried and counted', async (t) => {
   if (skipped(t)) return;
   const database = 'galera_spread';
   const url = cluster.url(database);
@@ -73,14 +72,14 @@ test('2 generators and 10 consumers spread over 3 nodes for 20 s, then a drain: 
   const conflictsBefore = await cluster.statusSum([1, 2, 3], CONFLICT_COUNTERS);
   const certificationFailuresBefore = await cluster.statusSum([1, 2, 3], ['wsrep_local_cert_failures']);
 
-  const busy = await runCli(['start-processing', '-g', '2', '-c', '10', '--duration', '20', '--keep-done', '--database-url', url]);
+  const busy = await runCli(['start-processing', '-g', '2', '-c', '10', '--duration', '10', '--keep-done', '--database-url', url]);
   assert.equal(busy.code, 0, busy.stderr);
   const drain = await runCli(['start-processing', '-g', '0', '-c', '10', '--until-empty', '--keep-done', '--database-url', url]);
   assert.equal(drain.code, 0, drain.stderr);
 
   const generated = Number(/^jobs generated = (\d+)$/m.exec(busy.stdout)?.[1]);
   const claimed = [...parseClaimLines(busy.stdout), ...parseClaimLines(drain.stdout)].flatMap((claim) => claim.ids);
-  assert.ok(generated > 5000, `the generators made jobs through the cluster: ${generated}`);
+  assert.ok(generated > 2000, `the generators made jobs through the cluster: ${generated}`);
   assert.deepEqual(duplicates(claimed), [], 'no id reported claimed twice: a claim that lost certification is never reported');
   assert.deepEqual([...claimed].sort((a, b) => a - b), await tableIds(3, database), 'every job in the table was claimed');
   assert.deepEqual(await cluster.jobCounts(3, database), { total: generated, done: generated, claimedOnce: generated });
@@ -114,7 +113,7 @@ test('jobq work on nodes 2 and 3 at once drains jobs enqueued on node 1: each ha
 
 queueContract('a 3-node Galera cluster', { unavailable: () => unavailable, freshQueue: clusterQueues(cluster) });
 
-test('one node killed with SIGKILL at 10 s: its processes move to the others, nothing is lost or done twice', async (t) => {
+test('one node killed with SIGKILL mid-run: its processes move to the others, nothing is lost or done twice', async (t) => {
   if (skipped(t)) return;
   const database = 'galera_node_loss';
   const url = cluster.url(database);
@@ -122,13 +121,15 @@ test('one node killed with SIGKILL at 10 s: its processes move to the others, no
   // The default lease (60 s): the cluster stalls for some seconds until it has evicted the dead
   // node, and a lease of 5 s ran out meanwhile, so that jobs went to a second consumer.
   const keepDone = ['--keep-done', '--database-url', url];
-  const busy = startCli(['start-processing', '-g', '2', '-c', '10', '--duration', '20', ...keepDone]);
-  await sleep(10_000);
+  const busy = startCli(['start-processing', '-g', '2', '-c', '10', ...keepDone]);
+  await busy.waitFor(/^counter = 2000$/m);
   await cluster.script('kill-node', '2');
+  const moved = new RegExp(`lost the connection, moved to the next server of the URL: from 127\\.0\\.0\\.1:${cluster.port(2)} .* to 127\\.0\\.0\\.1:${cluster.port(3)}$`, 'm');
+  // The processes on node 2 go on through node 3 once the cluster has evicted node 2 (seconds).
+  await busy.waitFor(moved, 60_000);
+  busy.kill('SIGINT');
   const busyResult = await busy.done;
   assert.equal(busyResult.code, 0, busyResult.stderr);
-  const moved = new RegExp(`lost the connection, moved to the next server of the URL: from 127\\.0\\.0\\.1:${cluster.port(2)} .* to 127\\.0\\.0\\.1:${cluster.port(3)}$`, 'm');
-  assert.match(busyResult.stderr, moved, 'the processes on node 2 went on through node 3');
   const drain = await runCli(['start-processing', '-g', '0', '-c', '10', '--until-empty', ...keepDone]);
   assert.equal(drain.code, 0, drain.stderr);
 
@@ -142,5 +143,4 @@ test('one node killed with SIGKILL at 10 s: its processes move to the others, no
   assert.equal(counts.done, generated, 'every job ended done');
   assert.equal(counts.claimedOnce, generated, 'no job was claimed twice');
   t.diagnostic(`${generated} jobs; retried ${retriedTransactions(busyResult) + retriedTransactions(drain)} transactions`);
-  await cluster.script('start-node', '2');
 });
