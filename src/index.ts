@@ -8,6 +8,7 @@ export type { FailOptions, SettleOptions } from './claim/direct-claims.js';
 export type { SetupOptions, SetupResult } from './queue/setup.js';
 export type { CancelResult } from './queue/cancel.js';
 export type { EnqueueOptions } from './queue/enqueue.js';
+export type { TransactionHandle } from './queue/caller-transaction.js';
 export type { PruneOptions, PruneResult } from './queue/prune.js';
 export type { Schedule, ScheduledJob, ScheduleOptions } from './queue/schedules.js';
 export { Worker } from './worker/worker.js';

@@ -91,7 +91,9 @@ test('log in, watch the counts change, requeue a failed job, and see hostile pay
   // Some work going on for the screenshot: claims held, a throughput to draw.
   await queue.enqueueMany(Array.from({ length: 2000 }, (_, n) => ({ kind: n % 4 === 0 ? 'report' : 'email', payload: { n } })));
   const worker = queue.work({ email: () => new Promise((resolve) => setTimeout(resolve, 200)) }, { concurrency: 20, batchSize: 20 });
-  await new Promise((resolve) => setTimeout(resolve, 6500));
+  const completedSamples = () =>
+    page.evaluate(async () => ((await (await fetch('/api/throughput')).json()) as { points: Array<{ completedPerSecond: number }> }).points.filter((point) => point.completedPerSecond > 0).length);
+  await until(async () => (await completedSamples()) >= 3 && Number(await page.locator('#statuses tr[data-status="claimed"] td').nth(1).textContent({ timeout: 1000 }).catch(() => '0')) > 0);
   mkdirSync(OUTPUT, { recursive: true });
   await page.screenshot({ path: `${OUTPUT}dashboard.png`, fullPage: true });
   await worker.stop();

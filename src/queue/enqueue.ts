@@ -1,4 +1,6 @@
 import type { Connection as CallerConnection, PoolConnection as CallerPoolConnection } from 'mysql2/promise';
+import { ExitCode, JobqError } from '../errors.js';
+import { callerTransaction, type CallerTransaction, type TransactionHandle } from './caller-transaction.js';
 import { quoteIdentifier, type QuotedIdentifier } from '../config/identifiers.js';
 import type { Database } from '../db/database.js';
 import type { Statement } from '../db/transaction.js';
@@ -11,19 +13,31 @@ import type { EnqueueResult } from './types.js';
 
 /**
  * Where an enqueue runs. By default on the queue's own connection, committed at once. With
- * `connection`, on the caller's mysql2 (promise API) connection, inside whatever transaction is
- * open there: jobq neither commits nor rolls back, so the job exists only if the caller commits.
+ * `transaction`, inside the caller's transaction: jobq neither commits nor rolls back, so the job
+ * exists only if the caller commits, and no other connection sees it before.
  */
 export interface EnqueueOptions {
+  /**
+   * The caller's open transaction: a mysql2 (promise API) connection, or the transaction of
+   * Knex, Kysely, Drizzle (mysql2), TypeORM (an EntityManager or a QueryRunner), Sequelize or
+   * Prisma (see {@link TransactionHandle}).
+   */
+  transaction?: TransactionHandle;
+  /** A mysql2 (promise API) connection, inside whatever transaction is open there: the same as `transaction` with a mysql2 connection. */
   connection?: CallerConnection | CallerPoolConnection;
+}
+
+/** The caller's transaction that `options` name, if any. */
+function callerOf(options: EnqueueOptions): CallerTransaction | undefined {
+  if (options.transaction !== undefined && options.connection !== undefined) throw new JobqError('enqueue: give transaction or connection, not both', ExitCode.usage);
+  const handle = options.transaction ?? options.connection;
+  return handle === undefined ? undefined : callerTransaction(handle);
 }
 
 // One INSERT per chunk: at most this many rows, and about this many bytes, well under the
 // servers' default max_allowed_packet (16 MiB in MariaDB, 64 MiB in MySQL).
 const CHUNK_ROWS = 1000;
 const CHUNK_BYTES = 4 * 1024 * 1024;
-/** The server's status flag for "a transaction is open" (SERVER_STATUS_IN_TRANS in the protocol), in every OK packet. */
-const SERVER_STATUS_IN_TRANS = 1;
 /** Tries of an insert into a partitioned table before a key that keeps being taken is an error. */
 const KEYED_INSERT_ATTEMPTS = 10;
 /** Tries of an insert read back on a Galera node (insertReadBack) before missing rows are an error. */
@@ -59,19 +73,22 @@ export class JobInserts {
 
   /** One job in one round trip; its id. */
   async one(row: JobRow, options: EnqueueOptions): Promise<number> {
-    if (await this.partitioned()) return (await this.insertKeyed([row], options))!.firstId!;
-    if (this.readsBackInserts(options)) return (await this.insertReadBack([row])).firstId!;
-    const result = await this.runOn<{ insertId: number }>(options, INSERT_ONE_JOB_SQL(this.tableFor(options)), row);
+    const caller = callerOf(options);
+    if (await this.partitioned()) return (await this.insertKeyed([row], caller, true))!.firstId!;
+    if (this.readsBackInserts(caller)) return (await this.insertReadBack([row])).firstId!;
+    const result = await this.runOn<{ insertId: number }>(caller, INSERT_ONE_JOB_SQL(this.tableFor(caller)), row);
     return Number(result.insertId);
   }
 
   /** Jobs in multi-row INSERTs of up to 1,000 rows, each chunk all or nothing; how many, and their ids. */
   async many(rows: JobRow[], options: EnqueueOptions & { idRange?: boolean }): Promise<EnqueueResult> {
+    const caller = callerOf(options);
+    const idRange = options.idRange !== false;
     const partitioned = await this.partitioned();
     let firstId: number | null = null;
     let lastId: number | null = null;
     for (const chunk of chunks(rows)) {
-      const range = partitioned ? await this.insertKeyed(chunk, options) : await this.insertUnique(chunk, options);
+      const range = partitioned ? await this.insertKeyed(chunk, caller, idRange) : await this.insertUnique(chunk, caller, idRange);
       if (range === undefined || range.firstId === null || range.lastId === null) continue;
       firstId = firstId === null ? range.firstId : Math.min(firstId, range.firstId);
       lastId = lastId === null ? range.lastId : Math.max(lastId, range.lastId);
@@ -80,18 +97,18 @@ export class JobInserts {
   }
 
   /** Inserts jobs into an unpartitioned table, whose unique job_key index drops keys sent twice; then reads their ids unless `idRange` is false. */
-  private async insertUnique(rows: JobRow[], options: EnqueueOptions & { idRange?: boolean }): Promise<IdRange | undefined> {
-    if (this.readsBackInserts(options)) return this.insertReadBack(rows);
-    const table = this.tableFor(options);
-    await this.runOn(options, insertJobsSql(table, rows.length), rows.flat());
-    if (options.idRange === false) return undefined;
-    const [range] = await this.runOn<Array<{ first_id: number | null; last_id: number | null }>>(options, ID_RANGE_OF_KEYS_SQL(table), [rows.map((row) => row[0])]);
+  private async insertUnique(rows: JobRow[], caller: CallerTransaction | undefined, withIdRange: boolean): Promise<IdRange | undefined> {
+    if (this.readsBackInserts(caller)) return this.insertReadBack(rows);
+    const table = this.tableFor(caller);
+    await this.runOn(caller, insertJobsSql(table, rows.length), rows.flat());
+    if (!withIdRange) return undefined;
+    const [range] = await this.runOn<Array<{ first_id: number | null; last_id: number | null }>>(caller, ID_RANGE_OF_KEYS_SQL(table), [rows.map((row) => row[0])]);
     return idRange(range);
   }
 
   /** On a Galera node, jobq's own inserts are read back (see insertReadBack); a caller's transaction is the caller's to commit. */
-  private readsBackInserts(options: EnqueueOptions): boolean {
-    return options.connection === undefined && this.db.galera !== undefined;
+  private readsBackInserts(caller: CallerTransaction | undefined): boolean {
+    return caller === undefined && this.db.galera !== undefined;
   }
 
   /**
@@ -121,22 +138,21 @@ export class JobInserts {
    * and each careful step relies on the locks of the one before). A key given twice in the rows
    * queues its first job, as the unique index of an unpartitioned table would.
    */
-  private async insertKeyed(rows: JobRow[], options: EnqueueOptions & { idRange?: boolean }): Promise<IdRange | undefined> {
-    const keysTable = options.connection === undefined ? keySql.KEYS_TABLE : `${quoteIdentifier(this.db.settings.database)}.${keySql.KEYS_TABLE}`;
-    const chunk = new KeyedInsert(this.tableFor(options), keysTable, this.table.name, rows);
-    const { connection } = options;
-    if (connection !== undefined) {
+  private async insertKeyed(rows: JobRow[], caller: CallerTransaction | undefined, withIdRange: boolean): Promise<IdRange | undefined> {
+    const keysTable = caller === undefined ? keySql.KEYS_TABLE : `${quoteIdentifier(this.db.settings.database)}.${keySql.KEYS_TABLE}`;
+    const chunk = new KeyedInsert(this.tableFor(caller), keysTable, this.table.name, rows);
+    if (caller !== undefined) {
       return this.described(async () => {
         const send = async (statements: Statement[]) => {
           const each: unknown[] = [];
-          for (const [sql, values] of statements) each.push((await connection.query(sql, values as unknown[]))[0]);
+          for (const [sql, values] of statements) each.push(await caller.query(sql, values ?? []));
           return each;
         };
         // The steps rely on a transaction: without one open (the connection is in autocommit),
         // the savepoint would vanish at once and the key's lock with it. Then they run in a
         // transaction of their own, committed at once, as a single INSERT would be.
-        const [savepoint] = (await send([[keySql.SAVEPOINT_SQL]])) as [{ serverStatus: number }];
-        const ownTransaction = (savepoint.serverStatus & SERVER_STATUS_IN_TRANS) === 0;
+        const [savepoint] = await send([[keySql.SAVEPOINT_SQL]]);
+        const ownTransaction = !caller.isOpen(savepoint);
         if (ownTransaction) await send([['START TRANSACTION'], [keySql.SAVEPOINT_SQL]]);
         try {
           const range = await this.insertKeyedSteps(chunk, send);
@@ -160,7 +176,7 @@ export class JobInserts {
               const [inserted] = (await tx.commitWith(...insert)) as [{ insertId: number }];
               return { firstId: Number(inserted.insertId), lastId: Number(inserted.insertId) };
             }
-            if (options.idRange === false) {
+            if (!withIdRange) {
               await tx.commitWith(...insert);
               return undefined;
             }
@@ -185,15 +201,14 @@ export class JobInserts {
     return KeyedInsert.rangeOf(await send([...chunk.insert(free), chunk.range()]));
   }
 
-  private tableFor(options: EnqueueOptions): QuotedIdentifier {
-    return options.connection === undefined ? this.table.quoted : this.table.qualified;
+  private tableFor(caller: CallerTransaction | undefined): QuotedIdentifier {
+    return caller === undefined ? this.table.quoted : this.table.qualified;
   }
 
-  /** One statement on the caller's connection if given, else on the queue's own. */
-  private runOn<T>(options: EnqueueOptions, sql: string, values: unknown[]): Promise<T> {
-    const { connection } = options;
-    if (connection === undefined) return this.run<T>(sql, values);
-    return this.described(async () => (await connection.query(sql, values))[0] as T);
+  /** One statement in the caller's transaction if given, else on the queue's own connection. */
+  private runOn<T>(caller: CallerTransaction | undefined, sql: string, values: unknown[]): Promise<T> {
+    if (caller === undefined) return this.run<T>(sql, values);
+    return this.described(async () => (await caller.query(sql, values)) as T);
   }
 
   /** One statement on the queue's own connection. */
