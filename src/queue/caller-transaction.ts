@@ -77,42 +77,56 @@ export interface CallerTransaction {
 const SERVER_STATUS_IN_TRANS = 1;
 const LIBRARIES = 'a mysql2 connection, or a transaction of Knex, Kysely, Drizzle, TypeORM, Sequelize or Prisma';
 
+/**
+ * The ORMs, each recognised by the methods its transaction handle has (checked in this order: a
+ * Knex transaction is a function, and a Drizzle one has no `query` method, unlike mysql2's
+ * connection, which comes last), and how a statement's text runs there.
+ */
+const ORMS: ReadonlyArray<{ recognises: (has: (method: string) => boolean, handle: Record<string, unknown>) => boolean; run: (handle: never) => (sql: string) => Promise<unknown> }> = [
+  {
+    recognises: (has, handle) => typeof handle === 'function' && has('raw'),
+    run: (trx: KnexTransaction) => async (sql) => firstOf(await trx.raw(sql)),
+  },
+  {
+    recognises: (has) => has('$executeRawUnsafe') && has('$queryRawUnsafe'),
+    run: prismaStatement,
+  },
+  {
+    recognises: (has) => has('executeQuery') && has('selectFrom'),
+    run: (trx: KyselyTransaction) => async (sql) => {
+      const { sql: kyselySql } = await optionalPeer<{ sql: { raw(sql: string): { execute(db: unknown): Promise<KyselyResult> } } }>('kysely');
+      return kyselyAnswer(await kyselySql.raw(sql).execute(trx));
+    },
+  },
+  {
+    recognises: (has, handle) => has('commit') && has('afterCommit') && typeof handle.sequelize === 'object' && handle.sequelize !== null,
+    run: (transaction: SequelizeTransaction) => async (sql) => {
+      const { sequelize } = transaction as unknown as { sequelize: { query(sql: string, options: object): Promise<[unknown, unknown]> } };
+      return sequelizeAnswer(await sequelize.query(sql, { transaction, type: 'RAW' }));
+    },
+  },
+  {
+    recognises: (has, handle) => has('query') && (has('getRepository') || typeof handle.isTransactionActive === 'boolean'),
+    run: (manager: TypeormEntityManager) => (sql) => manager.query(sql),
+  },
+  {
+    recognises: (has) => has('select') && has('execute') && has('rollback'),
+    run: (tx: { execute(query: unknown): Promise<unknown> }) => async (sql) => {
+      const { sql: drizzleSql } = await optionalPeer<{ sql: { raw(sql: string): unknown } }>('drizzle-orm');
+      return firstOf(await tx.execute(drizzleSql.raw(sql)));
+    },
+  },
+];
+
 /** The caller's transaction behind `handle`, by its shape; a JobqError naming what jobq takes when it is none of them. */
 export function callerTransaction(handle: TransactionHandle): CallerTransaction {
-  const h = handle as unknown as Record<string, unknown>;
-  const has = (name: string) => typeof h?.[name] === 'function';
-  const open = () => true;
-  const formatted = (run: (sql: string) => PromiseLike<unknown>) => (sql: string, values: readonly unknown[]) => Promise.resolve(run(format(sql, values as Parameters<typeof format>[1])));
-  if (typeof handle === 'function' && has('raw')) {
-    const trx = handle as KnexTransaction;
-    return { isOpen: open, query: formatted(async (sql) => firstOf(await trx.raw(sql))) };
-  }
-  if (has('$executeRawUnsafe') && has('$queryRawUnsafe')) return { isOpen: open, query: formatted(prismaStatement(handle as PrismaTransaction)) };
-  if (has('executeQuery') && has('selectFrom')) {
-    return {
-      isOpen: open,
-      query: formatted(async (sql) => {
-        const { sql: kyselySql } = await optionalPeer<{ sql: { raw(sql: string): { execute(db: unknown): Promise<KyselyResult> } } }>('kysely');
-        return kyselyAnswer(await kyselySql.raw(sql).execute(handle));
-      }),
-    };
-  }
-  if (has('commit') && has('afterCommit') && typeof h.sequelize === 'object' && h.sequelize !== null) {
-    const sequelize = h.sequelize as { query(sql: string, options: object): Promise<[unknown, unknown]> };
-    return { isOpen: open, query: formatted(async (sql) => sequelizeAnswer(await sequelize.query(sql, { transaction: handle, type: 'RAW' }))) };
-  }
-  if (has('query') && (has('getRepository') || typeof h.isTransactionActive === 'boolean')) {
-    const manager = handle as TypeormEntityManager;
-    return { isOpen: open, query: formatted((sql) => manager.query(sql)) };
-  }
-  if (has('select') && has('execute') && has('rollback')) {
-    return {
-      isOpen: open,
-      query: formatted(async (sql) => {
-        const { sql: drizzleSql } = await optionalPeer<{ sql: { raw(sql: string): unknown } }>('drizzle-orm');
-        return firstOf(await (handle as unknown as { execute(query: unknown): Promise<unknown> }).execute(drizzleSql.raw(sql)));
-      }),
-    };
+  const methods = handle as unknown as Record<string, unknown>;
+  const has = (name: string) => typeof methods?.[name] === 'function';
+  const orm = ORMS.find((candidate) => candidate.recognises(has, methods));
+  if (orm !== undefined) {
+    const run = orm.run(handle as never);
+    // An ORM's transaction is open for as long as jobq is handed it.
+    return { query: (sql, values) => run(format(sql, values as Parameters<typeof format>[1])), isOpen: () => true };
   }
   if (has('query') && has('execute')) {
     const connection = handle as Mysql2Connection;
