@@ -9,6 +9,8 @@ import type { QuotedIdentifier } from '../config/identifiers.js';
 export interface PruneOptions {
   doneOlderThan?: string | number;
   failedOlderThan?: string | number;
+  /** Told after each chunk what has been deleted so far. */
+  onProgress?: (soFar: Readonly<PruneResult>) => void;
 }
 
 export interface PruneResult {
@@ -48,10 +50,11 @@ export async function pruneJobs(db: Database, table: QuotedIdentifier, options: 
       const deleted = await db.query<{ affectedRows: number }>(pruneSql.DELETE_ENDED_SQL(table), [rows.map((row) => row.id), status]);
       result[status] += deleted.affectedRows;
       result.chunks++;
+      options.onProgress?.(result);
       if (rows.length < CHUNK) break;
     }
   }
-  if (options.keysOf !== undefined) await pruneKeys(db, table, options.keysOf, result);
+  if (options.keysOf !== undefined) await pruneKeys(db, table, options.keysOf, result, options.onProgress);
   return result;
 }
 
@@ -60,7 +63,7 @@ export async function pruneJobs(db: Database, table: QuotedIdentifier, options: 
  * chunk at a time. Enqueueing a key again also frees it; this keeps jobq_job_keys from growing
  * by a row for every job ever queued.
  */
-async function pruneKeys(db: Database, table: QuotedIdentifier, queue: string, result: PruneResult): Promise<void> {
+async function pruneKeys(db: Database, table: QuotedIdentifier, queue: string, result: PruneResult, onProgress: PruneOptions['onProgress']): Promise<void> {
   for (let after = ''; ; ) {
     const rows = await db.query<Array<{ job_key: string }>>(keySql.KEYS_AFTER_SQL, [queue, after, CHUNK]);
     if (rows.length === 0) return;
@@ -68,6 +71,7 @@ async function pruneKeys(db: Database, table: QuotedIdentifier, queue: string, r
     const deleted = await db.query<{ affectedRows: number }>(keySql.FORGET_KEYS_OF_GONE_JOBS_SQL(table), [queue, keys]);
     result.keys += deleted.affectedRows;
     result.chunks++;
+    onProgress?.(result);
     if (rows.length < CHUNK) return;
     after = keys.at(-1)!;
   }

@@ -6,6 +6,7 @@ import { DEFAULT_PRIORITY } from '../../config/defaults.js';
 import { checkKind, PRIORITY_RANGE, toJobRow } from '../../queue/new-jobs.js';
 import type { EnqueueResult, NewJob } from '../../queue/types.js';
 import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
+import { ProgressLine } from '../progress.js';
 import { withReadyQueue } from '../ready-queue.js';
 
 interface EnqueueOptions extends ConnectionOptions {
@@ -112,6 +113,7 @@ async function enqueueLines(queue: JobQueue, options: EnqueueOptions): Promise<S
   let chunk: NewJob[] = [];
   let chunkStart = 1;
   let lineNumber = 0;
+  const progress = new ProgressLine('queued');
   const flush = async () => {
     const held = await queue.jobIdsByKey(chunkKeys);
     chunkKeys = [];
@@ -124,9 +126,11 @@ async function enqueueLines(queue: JobQueue, options: EnqueueOptions): Promise<S
     total.lastId = result.lastId ?? total.lastId;
     chunk = [];
     chunkStart = lineNumber + 1;
+    progress.update(total.count);
   };
   /** Stops the input at a bad line (`where` ''), or at a chunk the server refused: what was queued before it stays, and is said. */
   const stopAt = (error: unknown, where = ''): never => {
+    progress.end();
     const before = total.count === 0 ? 'nothing was queued' : `${describe(total)} from the lines before ${chunkStart}`;
     const exitCode = error instanceof JobqError ? error.exitCode : where === '' ? ExitCode.usage : ExitCode.internal;
     throw new JobqError(`${where}${(error as Error).message}; ${before}; nothing from line ${chunkStart} on was written`, exitCode, { cause: error });
@@ -152,6 +156,7 @@ async function enqueueLines(queue: JobQueue, options: EnqueueOptions): Promise<S
     if (chunk.length === LINES_PER_CHUNK) await flushOrStop();
   }
   if (chunk.length > 0) await flushOrStop();
+  progress.end();
   return total;
 }
 

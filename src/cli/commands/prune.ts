@@ -2,6 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { parseDuration } from '../../config/duration.js';
 import { ExitCode, JobqError } from '../../errors.js';
 import { addConnectionOptions, type ConnectionOptions } from '../options.js';
+import { ProgressLine } from '../progress.js';
 import { withReadyQueue } from '../ready-queue.js';
 
 interface PruneCliOptions extends ConnectionOptions {
@@ -37,10 +38,13 @@ while it runs, and stopping it half way loses nothing but the rest of the prunin
         throw new JobqError('say what to prune: --done-older-than and/or --failed-older-than, e.g. --done-older-than 7d', ExitCode.usage);
       }
       await withReadyQueue(options, async (queue, out) => {
+        const progress = new ProgressLine('pruned');
         const result = await queue.prune({
           ...(options.doneOlderThan !== undefined && { doneOlderThan: options.doneOlderThan }),
           ...(options.failedOlderThan !== undefined && { failedOlderThan: options.failedOlderThan }),
+          onProgress: (soFar) => progress.update(soFar.done + soFar.failed),
         });
+        progress.end();
         const keys = result.keys > 0 ? ` and ${result.keys} keys of gone jobs` : '';
         out.line(`pruned ${result.done} done and ${result.failed} failed jobs${keys} in ${result.chunks} chunk${result.chunks === 1 ? '' : 's'}`);
       });

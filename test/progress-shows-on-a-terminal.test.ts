@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { test } from 'node:test';
+import { queueForTests } from './helpers/queue-fixtures.js';
+import { runCli } from './helpers/run-cli.js';
+
+const JOBQ = fileURLToPath(new URL('../../bin/jobq.js', import.meta.url));
+const context = queueForTests();
+const JOBS = 5000;
+const lines = () => Array.from({ length: JOBS }, (_, n) => `{"kind": "bulk", "payload": {"n": ${n}}}\n`).join('');
+
+/**
+ * Runs `jobq args` on a pseudo-terminal (util-linux `script`), with standard input from `inputFile`,
+ * as a user at a terminal would: not in CI and with colours allowed, unless `env` says otherwise.
+ * Returns what the terminal showed.
+ */
+async function onTerminal(args: string[], inputFile = '/dev/null', env: Record<string, string> = {}): Promise<string> {
+  const { CI: _ci, NO_COLOR: _noColor, ...inherited } = process.env;
+  const command = [process.execPath, JOBQ, ...args].map((word) => `'${word}'`).join(' ');
+  const { stdout } = await promisify(execFile)('script', ['-qefc', `${command} < '${inputFile}'`, '/dev/null'], { env: { ...inherited, ...env } });
+  return stdout;
+}
+
+/** A file of JOBS job lines, deleted after the test. */
+function jobLinesFile(t: { after: (fn: () => void) => void }): string {
+  const file = `${tmpdir()}/jobq-progress-${process.pid}-${Math.random().toString(36).slice(2)}.jsonl`;
+  writeFileSync(file, lines());
+  t.after(() => rmSync(file, { force: true }));
+  return file;
+}
+
+/** The progress lines a terminal was sent: each starts with a carriage return and ends by clearing the rest of the line. */
+const progressLines = (shown: string) => [...shown.matchAll(/\r([^\r\n\x1b]*)\x1b\[K/g)].map((match) => match[1]!).filter((line) => line !== '');
+
+test('enqueue --stdin and prune show their progress on a terminal, on one line rewritten in place, then their line', async (t) => {
+  const input = jobLinesFile(t);
+  const queued = await onTerminal(['enqueue', '--stdin', '--database-url', context.db.url], input);
+  const shown = progressLines(queued);
+  assert.ok(shown.length >= 1, `a progress line: ${JSON.stringify(queued)}`);
+  for (const line of shown) assert.match(line, /^queued [\d,]+ \([\d,]+\/s\)$/);
+  assert.match(queued, /queued 5000 jobs \(ids \d+\.\.\d+\)\r?\n$/, 'the last line as without a terminal');
+
+  await context.db.admin.query("UPDATE jobs SET status = 'done', run_after = NOW(6) - INTERVAL 8 DAY");
+  const pruned = await onTerminal(['prune', '--done-older-than', '7d', '--database-url', context.db.url]);
+  assert.ok(progressLines(pruned).every((line) => /^pruned [\d,]+ \([\d,]+\/s\)$/.test(line)) && progressLines(pruned).length >= 1, JSON.stringify(pruned));
+  assert.match(pruned, /pruned 5000 done and 0 failed jobs in 5 chunks\r?\n$/);
+});
+
+test('piped, in CI or with NO_COLOR: no progress line, only the last one', async (t) => {
+  const plain = await runCli(['enqueue', '--stdin', '--database-url', context.db.url], {}, lines());
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.equal(plain.stderr, '', 'nothing on standard error when it is not a terminal');
+  assert.match(plain.stdout, /^queued 5000 jobs \(ids \d+\.\.\d+\)\n$/);
+  const input = jobLinesFile(t);
+  for (const variable of ['CI', 'NO_COLOR']) {
+    const shown = await onTerminal(['enqueue', '--stdin', '--database-url', context.db.url], input, { [variable]: '1' });
+    assert.deepEqual(progressLines(shown), [], `no progress with ${variable} set`);
+    assert.match(shown, /queued 5000 jobs/);
+  }
+});
