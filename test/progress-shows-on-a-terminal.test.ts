@@ -62,3 +62,19 @@ test('piped, in CI or with NO_COLOR: no progress line, only the last one', async
     assert.match(shown, /queued 5000 jobs/);
   }
 });
+
+test('a quiet drain by start-processing shows jobs consumed, the rate and what is left; with its claim lines, none', async () => {
+  await context.db.admin.query('DELETE FROM jobs');
+  await context.queue.enqueueMany(Array.from({ length: JOBS }, (_, n) => ({ kind: 'drain', payload: { n } })));
+  const drain = await onTerminal(['start-processing', '-g', '0', '-c', '2', '--until-empty', '-q', '--database-url', context.db.url]);
+  const shown = progressLines(drain);
+  assert.ok(shown.length >= 1, JSON.stringify(drain));
+  for (const line of shown) assert.match(line, /^consumed [\d,]+ \([\d,]+\/s\)(, [\d,]+ left)?$/);
+  assert.ok(shown.every((line) => !/left/.test(line) || Number(/^consumed ([\d,]+)/.exec(line)![1]!.replaceAll(',', '')) + Number(/([\d,]+) left$/.exec(line)![1]!.replaceAll(',', '')) === JOBS), `consumed and left add up to the jobs queued: ${shown.join(' | ')}`);
+  assert.match(drain, /jobs consumed = 5000/);
+
+  await context.queue.enqueueMany(Array.from({ length: 100 }, () => ({ kind: 'drain' })));
+  const loud = await onTerminal(['start-processing', '-g', '0', '-c', '2', '--until-empty', '--database-url', context.db.url]);
+  assert.deepEqual(progressLines(loud), [], 'the claim lines are its progress');
+  assert.match(loud, /jobs consumed = 100/);
+});

@@ -5,7 +5,8 @@
  * in place would garble.
  */
 export class ProgressLine {
-  private readonly shown: boolean;
+  /** Whether the line is drawn at all. */
+  readonly shown: boolean;
   private readonly started = performance.now();
   private drawnAt: number | undefined;
 
@@ -31,6 +32,7 @@ export class ProgressLine {
   /** Clears the line, before the command's own last line. */
   end(): void {
     if (this.drawnAt !== undefined) process.stderr.write('\r\x1b[K');
+    this.drawnAt = undefined;
   }
 }
 

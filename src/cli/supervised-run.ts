@@ -5,27 +5,29 @@ import type { ChildConnection } from '../processes/messages.js';
 import { Supervisor, type ProcessingEvents, type SupervisorPlan } from '../processes/supervisor.js';
 import { replicaOf, type ConnectionOptions } from './options.js';
 import { claimLine, connectionLine, jobFailedLine, LineWriter, paint, progressLine, summaryLines, warningLine } from './output.js';
+import { ProgressLine } from './progress.js';
 import { onInterrupts } from './signals.js';
 
 /**
  * Runs a supervisor in the foreground for `start-processing` and `work`: checks the table once,
  * prints what the workers report, stops gracefully on the first Ctrl-C/SIGTERM and at once on the
  * second, prints the summary. `plan` makes the children's plan for the connection the options
- * name. Returns the exit code.
+ * name. With `progress` (a drain that prints no other line as it goes), a progress line on a
+ * terminal. Returns the exit code.
  */
-export async function runSupervised(options: ConnectionOptions, plan: (connection: ChildConnection) => SupervisorPlan): Promise<number> {
+export async function runSupervised(options: ConnectionOptions, plan: (connection: ChildConnection) => SupervisorPlan, { progress = false } = {}): Promise<number> {
   const url = resolveDatabaseUrl(options.databaseUrl);
   const replica = replicaOf(options);
   const queue = await JobQueue.open({ url, table: options.table, reconnect: true, ...(replica !== undefined && { replicaUrl: replica.url }) });
   try {
     await queue.assertReady();
-    return await supervise(queue, plan({ url, table: options.table, ...(replica !== undefined && { replica }) }));
+    return await supervise(queue, plan({ url, table: options.table, ...(replica !== undefined && { replica }) }), progress);
   } finally {
     await queue.close();
   }
 }
 
-async function supervise(queue: JobQueue, plan: SupervisorPlan): Promise<number> {
+async function supervise(queue: JobQueue, plan: SupervisorPlan, progress: boolean): Promise<number> {
   let supervisor: Supervisor | undefined;
   const out = new LineWriter(process.stdout, () => supervisor?.stop());
   const err = new LineWriter(process.stderr);
@@ -50,12 +52,34 @@ async function supervise(queue: JobQueue, plan: SupervisorPlan): Promise<number>
       supervisor?.kill();
     },
   );
+  const stopProgress = progress ? drawProgress(queue, supervisor) : () => undefined;
   try {
     const summary = await supervisor.run(queue);
+    stopProgress();
     for (const line of summaryLines(summary)) out.line(line);
     if (summary.problem !== undefined) err.line(paint.red(`jobq: ${summary.problem}`));
     return summary.exitCode;
   } finally {
+    stopProgress();
     removeSignalHandlers();
   }
+}
+
+/** A drain's progress line: jobs consumed so far, the rate, and how many are left once the table has been counted. */
+function drawProgress(queue: JobQueue, supervisor: Supervisor): () => void {
+  const line = new ProgressLine('consumed');
+  if (!line.shown) return () => undefined;
+  let waiting: number | undefined;
+  queue.stats().then(
+    (stats) => (waiting = stats.counts.unclaimed + stats.counts.claimed),
+    () => undefined,
+  );
+  const timer = setInterval(() => {
+    const { consumed } = supervisor.counts;
+    line.update(consumed, waiting === undefined ? undefined : Math.max(0, waiting - consumed));
+  }, 250);
+  return () => {
+    clearInterval(timer);
+    line.end();
+  };
 }

@@ -8,7 +8,7 @@ import type { ChildSpec } from './child-spec.js';
 import { forkWorker, send, type FatalReport } from './forked-worker.js';
 import type { ChildMessage } from './messages.js';
 import { RestartPolicy } from './restart-policy.js';
-import { RunTotals } from './run-totals.js';
+import { RunTotals, type RunCounts } from './run-totals.js';
 import { watchStopRules, type StopRules } from './stop-rules.js';
 
 /** What a supervisor runs: its children, and when the run is over. */
@@ -129,6 +129,11 @@ export class Supervisor {
         ? { problem: this.problem.message }
         : crashes > 0 && { problem: `${crashes} worker crash(es); they were restarted and their leases recovered their jobs` }),
     };
+  }
+
+  /** What the workers have reported so far. */
+  get counts(): Readonly<RunCounts> {
+    return this.totals.counts;
   }
 
   /** Graceful stop: generators commit what they have, consumers settle the batch in hand. */

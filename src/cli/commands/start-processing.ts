@@ -67,10 +67,16 @@ A second Ctrl-C exits at once; leases give unfinished claims to the next run.`,
         leaseSeconds: options.lease,
         quiet: options.quiet ?? false,
       };
-      process.exitCode = await runSupervised(options, (connection) => ({
-        children: articleChildren(connection, run),
-        claimTurns: consumerTurns(run.consumers),
-        stop: { untilEmpty: options.untilEmpty ?? false, ...(options.duration !== undefined && { durationSeconds: options.duration }) },
-      }));
+      // A quiet drain prints nothing until its summary: a progress line (on a terminal) shows it going.
+      const progress = run.quiet && run.generators === 0 && options.untilEmpty === true;
+      process.exitCode = await runSupervised(
+        options,
+        (connection) => ({
+          children: articleChildren(connection, run),
+          claimTurns: consumerTurns(run.consumers),
+          stop: { untilEmpty: options.untilEmpty ?? false, ...(options.duration !== undefined && { durationSeconds: options.duration }) },
+        }),
+        { progress },
+      );
     });
 }
