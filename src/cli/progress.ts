@@ -1,8 +1,8 @@
 /**
  * One line on the terminal that a long command rewrites as it goes: what it has done, how fast,
  * and what is left when that is known. Only when standard error is a terminal, and not in CI nor
- * with NO_COLOR or --json: there the output is read by programs and logs, which a line rewritten
- * in place would garble.
+ * with NO_COLOR: there the output is read by programs and logs, which a line rewritten in place
+ * would garble.
  */
 export class ProgressLine {
   /** Whether the line is drawn at all. */
@@ -13,10 +13,9 @@ export class ProgressLine {
   constructor(
     /** What is counted, as the line starts: "queued", "pruned". */
     private readonly what: string,
-    { json = false } = {},
   ) {
     const set = (name: string) => (process.env[name] ?? '') !== '' && process.env[name] !== 'false';
-    this.shown = process.stderr.isTTY === true && !json && !set('CI') && !set('NO_COLOR');
+    this.shown = process.stderr.isTTY === true && !set('CI') && !set('NO_COLOR');
   }
 
   /** `done` so far (and `left`, if known); drawn at most every DRAW_EVERY_MS. */
