@@ -85,7 +85,11 @@ function runFile(server: string, file: string): Promise<boolean> {
   const timer = setTimeout(() => {
     timedOut = true;
     // The whole group: the file's test process and whatever it started (workers, servers).
-    process.kill(-child.pid!, 'SIGKILL');
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // Gone already: its close event follows.
+    }
   }, fileTimeoutMs);
   return new Promise((resolve) => {
     child.on('close', (code) => {

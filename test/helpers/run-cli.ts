@@ -36,7 +36,11 @@ export function startCli(args: string[], env: Record<string, string> = {}, input
   });
   const hung = setTimeout(() => {
     stderr += `\n[jobq ${args[0]} was still running after ${HUNG_AFTER_MS / 1000} s: killed]`;
-    process.kill(-child.pid!, 'SIGKILL');
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // Gone already: its close event follows.
+    }
   }, HUNG_AFTER_MS).unref();
   if (input !== undefined) child.stdin!.end(input);
   let stdout = '';
