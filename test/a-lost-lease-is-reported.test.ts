@@ -16,7 +16,18 @@ test('a worker frozen past its lease: its handler is signalled, it reports the j
   const metricsUrl = (await frozen.waitFor(/metrics on (http:\S+)/))[1]!;
   const events = async (pid: number) => (await db.rows<{ what: string }>('SELECT what FROM events WHERE pid = ?', [pid])).map((row) => row.what);
   await waitUntil(async () => (await events(frozen.pid)).includes(`started ${id}`), 'the handler runs');
-  process.kill(frozen.pid, 'SIGSTOP'); // a VM pause, a debugger, an event loop blocked: the lease is not renewed
+  // A VM pause, a debugger, an event loop blocked: the lease is not renewed. Not in the middle of
+  // a transaction that renews it, though: that would hold the job's row lock, and every other
+  // worker would skip the job (SKIP LOCKED) until the frozen one ran again.
+  for (let attempt = 1; ; attempt++) {
+    process.kill(frozen.pid, 'SIGSTOP');
+    await db.admin.query('START TRANSACTION');
+    const [free] = (await db.admin.query('SELECT id FROM jobs WHERE id = ? FOR UPDATE SKIP LOCKED', [id])) as unknown as [unknown[]];
+    await db.admin.query('ROLLBACK');
+    if (free.length === 1 || attempt === 20) break;
+    process.kill(frozen.pid, 'SIGCONT');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
   try {
     // Another worker takes the job once its lease has run out, and completes it.
     const other = queue.work(async () => undefined, { leaseSeconds: 30 });

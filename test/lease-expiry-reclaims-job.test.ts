@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import mysql from 'mysql2/promise';
 import { JobQueue } from '../src/index.js';
-import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
+import { createTestDatabase, serverConnectionOptions, type TestDatabase } from './helpers/test-database.js';
 import { runCli } from './helpers/run-cli.js';
 import { waitUntil } from './helpers/wait.js';
 
@@ -58,6 +59,28 @@ test('after its lease a job is claimed again, and the first owner can no longer 
   assert.deepEqual(rows.map((row) => [row.status, row.owner_id]), [['claimed', 2], ['claimed', 2]]);
   for (const claim of retaken) assert.deepEqual(await second.complete(claim), { settled: 1, lost: 0 });
   assert.equal((await db.rows('SELECT id FROM jobs')).length, 0);
+});
+
+test('a worker frozen in the middle of a claim keeps its lane locked: another claim still takes the expired leases of that lane', async () => {
+  await first.enqueueMany([{ key: 'in-a-frozen-lane' }]);
+  const expired = await first.claim({ batchSize: 1, leaseSeconds: 1 });
+  const [job] = expired.jobs;
+  // The lane row of the job's lane, locked by an open transaction as a frozen worker's claim holds it.
+  const frozen = await mysql.createConnection(serverConnectionOptions(db.name));
+  try {
+    const [[{ lanes }]] = (await frozen.query("SELECT COUNT(*) AS lanes FROM jobq_lanes WHERE queue = 'jobs'")) as unknown as [[{ lanes: number }]];
+    const [[{ lane }]] = (await frozen.query('SELECT (? DIV @@auto_increment_increment) MOD ? AS lane', [job!.id, Number(lanes)])) as unknown as [[{ lane: number }]];
+    await frozen.query('START TRANSACTION');
+    await frozen.query("SELECT lane FROM jobq_lanes WHERE queue = 'jobs' AND lane = ? FOR UPDATE", [lane]);
+    await serverClockPasses(await latestLeaseEnd());
+    let retaken: number[] = [];
+    await waitUntil(async () => (retaken = (await second.claim({ batchSize: 1, leaseSeconds: 30 })).jobs.map((claimed) => claimed.id)).length > 0, 'another claim takes the expired job', { timeoutMs: 5000, everyMs: 20 });
+    assert.deepEqual(retaken, [job!.id]);
+  } finally {
+    await frozen.query('ROLLBACK');
+    await frozen.end();
+  }
+  await db.admin.query('DELETE FROM jobs');
 });
 
 test('a job whose lease runs out 3 times in a row goes to failed with an error that says so; its attempt is not spent; requeue-failed brings it back', async () => {
