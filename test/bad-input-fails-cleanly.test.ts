@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { test } from 'node:test';
 import { JobQueue } from '../src/index.js';
 import { SERVER_ADDRESS, SERVER_URL } from './helpers/test-database.js';
@@ -137,4 +139,13 @@ test('--stdin lines that repeat a key are counted once', async () => {
   assert.equal(again.stdout, `queued 0 jobs; its key was held already, by job ${id}\n`, 'a key held already adds nothing, and says so');
   const mixed = await runCli(['enqueue', '--stdin', '--database-url', db.url], {}, '{"kind": "k", "key": "same-key"}\n{"kind": "k", "key": "fresh-key"}\n');
   assert.match(mixed.stdout, /^queued 1 job \(ids \d+\.\.\d+\); 1 line named a key a job held already\n$/);
+});
+
+test('help read by a reader that stops early (jobq enqueue --help | head -1): the first line, exit 0, no stack trace', async () => {
+  const jobq = fileURLToPath(new URL('../../bin/jobq.js', import.meta.url));
+  // Many commands' help in a row, so that the output outlasts the pipe's reader.
+  const helps = ['enqueue', 'work', 'start-processing', 'setup-tables', 'prune'].map((command) => `"${process.execPath}" "${jobq}" ${command} --help`).join('; ');
+  const { stdout, stderr } = await promisify(execFile)('bash', ['-o', 'pipefail', '-c', `{ ${helps}; } | head -1`]);
+  assert.equal(stdout, 'Usage: jobq enqueue [options]\n');
+  assert.equal(stderr, '');
 });

@@ -54,6 +54,11 @@ Exit codes: 0 ok, 1 unexpected error, 2 bad usage, 3 cannot connect, 4 server to
 /** Runs the CLI; every error ends as one line on stderr and a documented exit code. */
 export async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
+  // A reader that stops early (`jobq --help | head`) ends our output, not with a stack trace; the
+  // commands that print as they go stop printing too (LineWriter).
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
   try {
     await program.parseAsync(argv);
   } catch (error) {
