@@ -6,6 +6,9 @@ import * as claimSql from './sql/claim.js';
 import type { ClaimedJob } from './types.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
 
+/** A row as the locking read returns it: JSON columns as text. */
+type LockedRow = Omit<ClaimedJob, 'payload' | 'traceContext'> & { payload: string | null; traceContext: string | null };
+
 /** What the locking read of a claim turn came to. */
 export interface Locked {
   /** Jobs to mark claimed, ids ascending. */
@@ -24,7 +27,7 @@ export interface Locked {
  */
 export async function lockCandidates(tx: Transaction, table: QuotedIdentifier, found: readonly Candidate[], pause: PauseView | undefined): Promise<Locked> {
   const [rows] = await tx.run([claimSql.LOCK_CANDIDATES_SQL(table), [found.map((candidate) => candidate.id)]]);
-  const lockedJobs = rows as Array<ClaimedJob & { payload: string | null }>;
+  const lockedJobs = rows as Array<LockedRow>;
   const unpaused = pause === undefined ? lockedJobs : withoutPausedKinds(lockedJobs, pause);
   return { ...takeLocked(keepNoLessUrgentThanSkipped(found, unpaused)), candidates: found.length - (lockedJobs.length - unpaused.length) };
 }
@@ -48,12 +51,14 @@ const LEASES_RAN_OUT =
  * claim: all the others, unless one of them has had a lease run out (a suspect: it may crash its
  * worker), which is then claimed alone. The rest stay waiting: their locks end with the COMMIT.
  */
-function takeLocked(locked: ReadonlyArray<ClaimedJob & { payload: string | null }>): Omit<Locked, 'candidates'> {
+function takeLocked(locked: ReadonlyArray<LockedRow>): Omit<Locked, 'candidates'> {
   const exhausted = locked.filter((job) => job.leaseExpiries >= DEFAULTS.maxLeaseExpiries).map((job) => job.id);
   const runnable = locked.filter((job) => job.leaseExpiries < DEFAULTS.maxLeaseExpiries);
   const suspect = runnable.find((job) => job.leaseExpiries > 0);
   const jobs = (suspect === undefined ? runnable : [suspect])
-    .map((job) => ({ ...job, payload: job.payload === null ? null : JSON.parse(job.payload) }))
+    .map((job) => ({ ...job, payload: parseJson(job.payload), traceContext: parseJson(job.traceContext) }))
     .sort((a, b) => a.id - b.id);
   return { exhausted, jobs };
 }
+
+const parseJson = (text: string | null) => (text === null ? null : JSON.parse(text));

@@ -19,6 +19,11 @@ export interface ClaimedJob {
   leaseExpiries: number;
   /** Smaller runs first. */
   priority: number;
+  /**
+   * The OpenTelemetry trace context its enqueue stored (the propagation carrier, W3C
+   * `traceparent` and `tracestate` by default), or null: see "Tracing" in docs/library.md.
+   */
+  traceContext: Readonly<Record<string, string>> | null;
 }
 
 export interface ClaimOptions {

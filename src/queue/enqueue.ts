@@ -10,6 +10,7 @@ import type { JobRow } from './new-jobs.js';
 import { ID_RANGE_OF_KEYS_SQL, INSERT_ONE_JOB_SQL, insertJobsSql } from './sql/enqueue.js';
 import * as keySql from './sql/job-keys.js';
 import type { EnqueueResult } from './types.js';
+import { loadJobSpans } from '../tracing/job-spans.js';
 
 /**
  * Where an enqueue runs. By default on the queue's own connection, committed at once. With
@@ -74,16 +75,36 @@ export class JobInserts {
   /** One job in one round trip; its id. */
   async one(row: JobRow, options: EnqueueOptions): Promise<number> {
     const caller = callerOf(options);
-    if (await this.partitioned()) return (await this.insertKeyed([row], caller, true))!.firstId!;
-    if (this.readsBackInserts(caller)) return (await this.insertReadBack([row])).firstId!;
-    const result = await this.runOn<{ insertId: number }>(caller, INSERT_ONE_JOB_SQL(this.tableFor(caller)), row);
-    return Number(result.insertId);
+    return this.traced([row], (id) => id, async () => {
+      if (await this.partitioned()) return (await this.insertKeyed([row], caller, true))!.firstId!;
+      if (this.readsBackInserts(caller)) return (await this.insertReadBack([row])).firstId!;
+      const result = await this.runOn<{ insertId: number }>(caller, INSERT_ONE_JOB_SQL(this.tableFor(caller)), row);
+      return Number(result.insertId);
+    });
   }
 
   /** Jobs in multi-row INSERTs of up to 1,000 rows, each chunk all or nothing; how many, and their ids. */
   async many(rows: JobRow[], options: EnqueueOptions & { idRange?: boolean }): Promise<EnqueueResult> {
     const caller = callerOf(options);
-    const idRange = options.idRange !== false;
+    if (rows.length === 0) return { count: 0, firstId: null, lastId: null };
+    return this.traced(rows, (result) => result.firstId, () => this.insertMany(rows, caller, options.idRange !== false));
+  }
+
+  /**
+   * Runs an insert of these rows in a producer span when the application traces
+   * (src/tracing/job-spans.ts), the rows carrying the span's context.
+   */
+  private async traced<T>(rows: JobRow[], idOf: (result: T) => number | null, insert: () => Promise<T>): Promise<T> {
+    const spans = await loadJobSpans();
+    if (spans === undefined) return insert();
+    const sent = { kinds: rows.map((row) => row[1]), server: this.db.server };
+    return spans.send(sent, (traceContext) => {
+      for (const row of rows) row[7] = traceContext;
+      return insert();
+    }, idOf);
+  }
+
+  private async insertMany(rows: JobRow[], caller: CallerTransaction | undefined, idRange: boolean): Promise<EnqueueResult> {
     const partitioned = await this.partitioned();
     let firstId: number | null = null;
     let lastId: number | null = null;

@@ -5,7 +5,7 @@ import { unstorableJson } from './json-text.js';
 import { MAX_PAYLOAD_BYTES, type UntypedNewJob } from './types.js';
 
 /** One row for the INSERT, in the column order of `insertJobsSql`. */
-export type JobRow = [key: string, kind: string | null, payload: string | null, d: string, e: string, priority: number, delayMicroseconds: number];
+export type JobRow = [key: string, kind: string | null, payload: string | null, d: string, e: string, priority: number, delayMicroseconds: number, traceContext: string | null];
 
 /** The article's demo fields ride along only for `start-processing`'s generators. */
 export type DemoJob = UntypedNewJob & { d?: string; e?: string };
@@ -47,7 +47,7 @@ export function toJobRow(job: DemoJob, position: string): JobRow {
   if (typeof delaySeconds !== 'number' || !Number.isFinite(delaySeconds) || delaySeconds < 0 || delaySeconds > MAX_DELAY_SECONDS) {
     fail(`delay must be a number of seconds from 0 to ${MAX_DELAY_SECONDS}, not ${JSON.stringify(job.delaySeconds)}`);
   }
-  return [job.key ?? timeOrderedKey(), job.kind ?? null, payload, job.d ?? '', job.e ?? '', priority, Math.round(delaySeconds * 1e6)];
+  return [job.key ?? timeOrderedKey(), job.kind ?? null, payload, job.d ?? '', job.e ?? '', priority, Math.round(delaySeconds * 1e6), null];
 }
 
 /** A kind as stored: a string of 1-64 characters. Throws one line otherwise. */

@@ -2,6 +2,8 @@ import { ExitCode, JobqError } from '../errors.js';
 import { checkKind } from '../queue/new-jobs.js';
 import type { Claim, ClaimedJob, Job, JobHandler } from '../queue/types.js';
 import type { ClaimLoop } from '../claim/loop.js';
+import type { ServerAddress } from '../config/database-url.js';
+import type { JobSpans } from '../tracing/job-spans.js';
 
 // A job's run, from its handler's call to the outcome its claim loop settles, apart from the
 // scheduling of runs (which job starts when), which is the worker's.
@@ -56,8 +58,14 @@ export class HandlerAbort {
 /** What came of a handler's run. */
 export type Outcome = { ok: true; result: unknown } | { ok: false; error: unknown };
 
+/** Where a worker runs handlers: in a consumer span each when the application traces. */
+export interface RunTracing {
+  spans: JobSpans;
+  server: ServerAddress;
+}
+
 /** Runs the job's handler: the job as the handler saw it, what came of it and how long it took. */
-export async function runHandler(handlers: ResolvedHandlers, held: Held): Promise<{ view: Job; outcome: Outcome; durationMs: number }> {
+export async function runHandler(handlers: ResolvedHandlers, held: Held, tracing: RunTracing | undefined): Promise<{ view: Job; outcome: Outcome; durationMs: number }> {
   const { job } = held;
   const view = {
     id: job.id,
@@ -73,7 +81,8 @@ export async function runHandler(handlers: ResolvedHandlers, held: Held): Promis
   try {
     const handler = handlers.handlerFor(job.kind);
     if (handler === undefined) throw new Error(`no handler for kind ${JSON.stringify(job.kind)}`);
-    outcome = { ok: true, result: await handler(view) };
+    const run = async () => handler(view);
+    outcome = { ok: true, result: await (tracing === undefined ? run() : tracing.spans.process(job, tracing.server, run)) };
   } catch (error) {
     outcome = { ok: false, error };
   }

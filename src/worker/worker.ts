@@ -5,7 +5,8 @@ import { type ConnectionEvent } from '../db/connection-events.js';
 import { type Database } from '../db/database.js';
 import type { CandidateSource } from '../db/replica.js';
 import type { AnyTasks, Claim, HandlerMap, Job, JobHandler, JobOf, TaskMap } from '../queue/types.js';
-import { HandlerAbort, resolveHandlers, runHandler, settleOutcome, type Held, type ResolvedHandlers } from './job-runner.js';
+import { HandlerAbort, resolveHandlers, runHandler, settleOutcome, type Held, type ResolvedHandlers, type RunTracing } from './job-runner.js';
+import { loadJobSpans } from '../tracing/job-spans.js';
 import { ClaimLoop, type JobSink } from '../claim/loop.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './options.js';
 import { LaneRowGate, OPEN_GATE } from '../claim/turn-gate.js';
@@ -135,6 +136,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
   private stopTimeoutMs: number | undefined;
   private checkingDrained = false;
   private whenIdle: (() => void) | undefined;
+  private tracing: RunTracing | undefined;
 
   constructor(context: WorkerContext, handlers: JobHandler<JobOf<Tasks>> | HandlerMap<Tasks>, options: WorkerOptions = {}) {
     super();
@@ -166,6 +168,8 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
     try {
       connections.push(await connect());
       const { lanes, partitions } = await context.prepare(connections[0]!);
+      const spans = await loadJobSpans();
+      if (spans !== undefined) this.tracing = { spans, server: connections[0]!.server };
       while (connections.length < CLAIM_LOOPS) connections.push(await connect());
       const firstLane = randomInt(Math.max(1, lanes));
       // A claim records its owner: this process, as `ps` shows it, and as `jobq cancel` and `stats` report it.
@@ -295,7 +299,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
   }
 
   private async runJob(held: Held): Promise<void> {
-    const { view, outcome, durationMs } = await runHandler(this.handlers, held);
+    const { view, outcome, durationMs } = await runHandler(this.handlers, held, this.tracing);
     if (held === this.suspect) this.suspect = undefined;
     if (!this.running.delete(held)) return; // given up on after stop({ timeoutMs }): already failed
     const settled = settleOutcome(held, outcome, this.options.maxAttempts);

@@ -34,10 +34,11 @@ const folder = (file: string) => (file.includes(path.sep) ? file.split(path.sep)
 // generators and consumers are children of it.
 const MAY_IMPORT: Record<string, readonly string[]> = {
   config: [],
+  tracing: ['config'],
   db: ['config'],
   claim: ['config', 'db'],
-  queue: ['config', 'db', 'claim'],
-  worker: ['config', 'db', 'claim', 'queue'],
+  queue: ['config', 'db', 'claim', 'tracing'],
+  worker: ['config', 'db', 'claim', 'queue', 'tracing'],
   dashboard: ['config', 'db', 'claim', 'queue', 'worker', ''],
   processes: ['config', 'db', 'claim', 'queue', 'worker', 'dashboard', ''],
   demo: ['config', 'db', 'claim', 'queue', 'processes'],

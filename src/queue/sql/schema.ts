@@ -6,6 +6,7 @@ import { CREATE_LANES_TABLE_SQL, insertLanesSql } from '../../claim/sql/lanes.js
 import { CREATE_PAUSED_KINDS_TABLE_SQL } from '../../claim/sql/pause.js';
 import { CREATE_SCHEDULES_TABLE_SQL } from './schedules.js';
 import type { QuotedIdentifier } from '../../config/identifiers.js';
+import { MAX_TRACE_CONTEXT_LENGTH } from '../../tracing/job-spans.js';
 
 /**
  * The jobs table's history, one numbered migration each. `setup-tables` applies the ones a table
@@ -216,6 +217,17 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE ${table}
         ADD COLUMN lease_expiries SMALLINT UNSIGNED NOT NULL DEFAULT 0,
         COMMENT = '${schemaComment(12)}'`,
+  },
+  {
+    version: 13,
+    description: "the trace context of a job's enqueue",
+    // OpenTelemetry's propagation carrier as JSON (src/tracing/job-spans.ts), NULL when the
+    // application does not trace. A nullable column added last: both servers add it without
+    // copying the table.
+    sql: (table) => `
+      ALTER TABLE ${table}
+        ADD COLUMN trace_context VARCHAR(${MAX_TRACE_CONTEXT_LENGTH}) CHARACTER SET ascii COLLATE ascii_bin NULL DEFAULT NULL,
+        COMMENT = '${schemaComment(13)}'`,
   },
 ];
 
