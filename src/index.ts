@@ -5,7 +5,7 @@
 export { JobQueue } from './job-queue.js';
 export type { JobQueueOptions } from './job-queue.js';
 export type { FailOptions, SettleOptions } from './claim/direct-claims.js';
-export type { SetupOptions, SetupResult } from './queue/setup.js';
+export type { SetupOptions, SetupProgress, SetupResult } from './queue/setup.js';
 export type { CancelResult } from './queue/cancel.js';
 export type { EnqueueOptions } from './queue/enqueue.js';
 export type { TransactionHandle } from './queue/caller-transaction.js';

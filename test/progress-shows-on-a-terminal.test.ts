@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { test } from 'node:test';
 import { queueForTests } from './helpers/queue-fixtures.js';
 import { runCli } from './helpers/run-cli.js';
+import { ON_MARIADB } from './helpers/test-database.js';
 
 const JOBQ = fileURLToPath(new URL('../../bin/jobq.js', import.meta.url));
 const context = queueForTests();
@@ -36,17 +37,28 @@ function jobLinesFile(t: { after: (fn: () => void) => void }): string {
 /** The progress lines a terminal was sent: each starts with a carriage return and ends by clearing the rest of the line. */
 const progressLines = (shown: string) => [...shown.matchAll(/\r([^\r\n\x1b]*)\x1b\[K/g)].map((match) => match[1]!).filter((line) => line !== '');
 
-test('enqueue --stdin and prune show their progress on a terminal, on one line rewritten in place, then their line', async (t) => {
+/** The number in a progress line after `before`: "queued 1,000" -> 1000. */
+const numberAfter = (line: string, before: string) => Number(new RegExp(`${before}([\\d,]+)`).exec(line)![1]!.replaceAll(',', ''));
+
+test('enqueue --stdin and prune show their progress and what is left on a terminal, on one line rewritten in place, then their line', async (t) => {
   const input = jobLinesFile(t);
   const queued = await onTerminal(['enqueue', '--stdin', '--database-url', context.db.url], input);
   const shown = progressLines(queued);
   assert.ok(shown.length >= 1, `a progress line: ${JSON.stringify(queued)}`);
-  for (const line of shown) assert.match(line, /^queued [\d,]+ \([\d,]+\/s\)$/);
+  for (const line of shown) {
+    assert.match(line, /^queued [\d,]+ \([\d,]+\/s\), about [\d,]+ left$/);
+    // Left is estimated from the bytes of the file read so far; its lines are all about as long.
+    assert.ok(Math.abs(numberAfter(line, 'queued ') + numberAfter(line, 'about ') - JOBS) <= JOBS / 20, `queued and about left add up to about the lines of the file: ${line}`);
+  }
   assert.match(queued, /queued 5000 jobs \(ids \d+\.\.\d+\)\r?\n$/, 'the last line as without a terminal');
 
   await context.db.admin.query("UPDATE jobs SET status = 'done', run_after = NOW(6) - INTERVAL 8 DAY");
   const pruned = await onTerminal(['prune', '--done-older-than', '7d', '--database-url', context.db.url]);
-  assert.ok(progressLines(pruned).every((line) => /^pruned [\d,]+ \([\d,]+\/s\)$/.test(line)) && progressLines(pruned).length >= 1, JSON.stringify(pruned));
+  assert.ok(progressLines(pruned).length >= 1, JSON.stringify(pruned));
+  for (const line of progressLines(pruned)) {
+    assert.match(line, /^pruned [\d,]+ \([\d,]+\/s\), [\d,]+ left$/);
+    assert.equal(numberAfter(line, 'pruned ') + numberAfter(line, '\\), '), JOBS, `pruned and left add up to the jobs to prune: ${line}`);
+  }
   assert.match(pruned, /pruned 5000 done and 0 failed jobs in 5 chunks\r?\n$/);
 });
 
@@ -77,4 +89,21 @@ test('a quiet drain by start-processing shows jobs consumed, the rate and what i
   const loud = await onTerminal(['start-processing', '-g', '0', '-c', '2', '--until-empty', '--database-url', context.db.url]);
   assert.deepEqual(progressLines(loud), [], 'the claim lines are its progress');
   assert.match(loud, /jobs consumed = 100/);
+});
+
+test('setup-tables partitioning a table with rows shows the step, how far the server says it is and the time', async () => {
+  await context.db.admin.query('DELETE FROM jobs');
+  // 300,000 rows, from a cross join of digits: partitioning copies them for a few seconds.
+  const digits = 'SELECT 0 AS d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9';
+  await context.db.admin.query(
+    `INSERT INTO jobs (job_key, kind) SELECT CONCAT('k', a.d, b.d, c.d, d.d, e.d, f.d), 'bulk'
+       FROM (${digits}) a, (${digits}) b, (${digits}) c, (${digits}) d, (${digits}) e, (${digits}) f WHERE a.d < 3`,
+  );
+  const shown = await onTerminal(['setup-tables', '--partitions', '4', '--database-url', context.db.url]);
+  const steps = progressLines(shown);
+  assert.ok(steps.length >= 1, `a progress line: ${JSON.stringify(shown)}`);
+  for (const line of steps) assert.match(line, /^setting up \((recording the job keys|partitioning)\): (\d+ % in )?\d+ s(, about \d+ s left)?$/);
+  // MariaDB reports how far an ALTER TABLE is; MySQL only with performance_schema's stage events on.
+  if (ON_MARIADB) assert.ok(steps.some((line) => / \d+ % in \d+ s, about \d+ s left$/.test(line)), `a share done: ${steps.join(' | ')}`);
+  assert.match(shown, /table jobs: partitioned by HASH \(id\) into 4 partitions\r?\n$/);
 });

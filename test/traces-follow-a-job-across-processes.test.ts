@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +19,8 @@ import { databaseForTests } from './helpers/queue-fixtures.js';
 // of its own linked to the enqueue; a failure is recorded on its span.
 
 const WORKER = fileURLToPath(new URL('../../test/fixtures/traced-worker.mjs', import.meta.url));
+const EXAMPLE = fileURLToPath(new URL('../../examples/with-opentelemetry.mjs', import.meta.url));
+const LIBRARY_GUIDE = readFileSync(fileURLToPath(new URL('../../docs/library.md', import.meta.url)), 'utf8');
 
 const exporter = new InMemorySpanExporter();
 new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).register();
@@ -41,6 +44,7 @@ const db = databaseForTests(
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   },
   async () => {
+    await db.admin.query(`DROP DATABASE IF EXISTS \`${db.name}_example\``);
     server?.close();
     await queue?.close();
   },
@@ -136,4 +140,20 @@ test('a job enqueued in an HTTP request and handled in another process: one trac
   }
   const [cliJob] = processSpans(there, untraced);
   assert.deepEqual({ parent: cliJob?.parentSpanId, links: cliJob?.links }, { parent: undefined, links: [] }, 'a job enqueued without a trace runs in a trace of its own');
+});
+
+test('examples/with-opentelemetry.mjs, quoted in the library guide, prints the request, the enqueue and the handler in one trace', async () => {
+  assert.ok(LIBRARY_GUIDE.includes(`\`\`\`js\n${readFileSync(EXAMPLE, 'utf8')}\`\`\``), 'docs/library.md quotes the example verbatim');
+  const { stdout } = await promisify(execFile)(process.execPath, [EXAMPLE], { env: { ...process.env, JOBQ_DATABASE_URL: `${db.url}_example` } });
+  const spans = stdout.trimEnd().split('\n').map((line) => {
+    const [, name, traceId, spanId, parent] = /^(.+?) +trace (\w{8})  span (\w{8})  parent (\w{8}|-)$/.exec(line) ?? [];
+    return { name, traceId, spanId, parent };
+  });
+  assert.deepEqual(spans.map((span) => span.name), ['send email', 'POST /orders', 'process email'], stdout);
+  const [send, request, handled] = spans;
+  assert.deepEqual(
+    [send!.parent, handled!.parent, new Set(spans.map((span) => span.traceId)).size],
+    [request!.spanId, send!.spanId, 1],
+    stdout,
+  );
 });

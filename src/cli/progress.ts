@@ -9,23 +9,41 @@ export class ProgressLine {
   readonly shown: boolean;
   private readonly started = performance.now();
   private drawnAt: number | undefined;
+  private stepName: string | undefined;
+  private stepStarted = 0;
 
   constructor(
-    /** What is counted, as the line starts: "queued", "pruned". */
+    /** What is counted, or done, as the line starts: "queued", "pruned", "setting up". */
     private readonly what: string,
   ) {
     const set = (name: string) => (process.env[name] ?? '') !== '' && process.env[name] !== 'false';
     this.shown = process.stderr.isTTY === true && !set('CI') && !set('NO_COLOR');
   }
 
-  /** `done` so far (and `left`, if known); drawn at most every DRAW_EVERY_MS. */
-  update(done: number, left?: number): void {
+  /** `done` so far, and what is `left` if known (`about`: an estimate); drawn at most every DRAW_EVERY_MS. */
+  update(done: number, left?: { count: number; about?: boolean }): void {
     const now = performance.now();
     if (!this.shown || (this.drawnAt !== undefined && now - this.drawnAt < DRAW_EVERY_MS)) return;
     this.drawnAt = now;
     const rate = Math.round(done / Math.max((now - this.started) / 1000, 0.001));
-    const rest = left === undefined ? '' : `, ${count(left)} left`;
+    const rest = left === undefined ? '' : `, ${left.about ? 'about ' : ''}${count(Math.max(0, Math.round(left.count)))} left`;
     process.stderr.write(`\r${this.what} ${count(done)} (${count(rate)}/s)${rest}\x1b[K`);
+  }
+
+  /**
+   * A step whose work the server measures (`fraction` done, 0 to 1, or undefined where it does not
+   * say): how far it is, how long it took so far and about how long is left, each step timed from
+   * its own start.
+   */
+  step(step: string, fraction: number | undefined): void {
+    const now = performance.now();
+    if (step !== this.stepName) [this.stepName, this.stepStarted] = [step, now];
+    if (!this.shown || (this.drawnAt !== undefined && now - this.drawnAt < DRAW_EVERY_MS)) return;
+    this.drawnAt = now;
+    const seconds = (now - this.stepStarted) / 1000;
+    const known = fraction === undefined || fraction <= 0 ? '' : `${Math.floor(fraction * 100)} % in `;
+    const left = fraction === undefined || fraction <= 0 ? '' : `, about ${Math.round((seconds * (1 - fraction)) / fraction)} s left`;
+    process.stderr.write(`\r${this.what} (${step}): ${known}${Math.round(seconds)} s${left}\x1b[K`);
   }
 
   /** Clears the line, before the command's own last line. */

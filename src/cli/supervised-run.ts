@@ -76,7 +76,7 @@ function drawProgress(queue: JobQueue, supervisor: Supervisor): () => void {
   );
   const timer = setInterval(() => {
     const { consumed } = supervisor.counts;
-    line.update(consumed, waiting === undefined ? undefined : Math.max(0, waiting - consumed));
+    line.update(consumed, waiting === undefined ? undefined : { count: waiting - consumed });
   }, 250);
   return () => {
     clearInterval(timer);

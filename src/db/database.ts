@@ -80,6 +80,11 @@ export class Database {
     return this.connected.server;
   }
 
+  /** Another connection to the server this one is on, with its settings; it does not reconnect. */
+  openAnother(): Promise<Database> {
+    return Database.open({ settings: { ...this.settings, servers: [this.server] } });
+  }
+
   /** The Galera node's state when the connection was made; undefined on a server without Galera. */
   get galera(): GaleraNode | undefined {
     return this.connected.galera;

@@ -96,7 +96,7 @@ export class JobInserts {
    */
   private async traced<T>(rows: JobRow[], idOf: (result: T) => number | null, insert: () => Promise<T>): Promise<T> {
     const spans = await loadJobSpans();
-    if (spans === undefined) return insert();
+    if (spans === undefined || !spans.enabled) return insert();
     const sent = { kinds: rows.map((row) => row[1]), server: this.db.server };
     return spans.send(sent, (traceContext) => {
       for (const row of rows) row[7] = traceContext;

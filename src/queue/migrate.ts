@@ -22,10 +22,13 @@ export async function readSchemaVersion(db: Database, database: string, table: s
   );
 }
 
+/** Runs one statement of a setup step, named for its progress: "schema 13", "partitioning". */
+export type SetupStatement = (step: string, sql: string, values?: unknown[]) => Promise<unknown>;
+
 /** Applies the migrations after `from`, in order; returns the version reached. */
-export async function applyMigrations(db: Database, table: string, quotedTable: QuotedIdentifier, from: number): Promise<number> {
+export async function applyMigrations(db: Database, table: string, quotedTable: QuotedIdentifier, from: number, run: SetupStatement = (_, sql, values) => db.query(sql, values)): Promise<number> {
   for (const migration of MIGRATIONS) {
-    if (migration.version > from) await db.query(migration.sql(quotedTable, db.serverVersion), migration.values?.(table));
+    if (migration.version > from) await run(`schema ${migration.version}`, migration.sql(quotedTable, db.serverVersion), migration.values?.(table));
   }
   return CURRENT_SCHEMA_VERSION;
 }

@@ -9,8 +9,11 @@ import type { QuotedIdentifier } from '../config/identifiers.js';
 export interface PruneOptions {
   doneOlderThan?: string | number;
   failedOlderThan?: string | number;
-  /** Told after each chunk what has been deleted so far. */
-  onProgress?: (soFar: Readonly<PruneResult>) => void;
+  /**
+   * Told after each chunk what has been deleted so far, and how many of the jobs to delete are
+   * left (counted first, one read of the index range; not told while keys are pruned).
+   */
+  onProgress?: (soFar: Readonly<PruneResult>, left: number | undefined) => void;
 }
 
 export interface PruneResult {
@@ -41,16 +44,20 @@ export async function pruneJobs(db: Database, table: QuotedIdentifier, options: 
   if (ages.every(([, age]) => age === undefined)) {
     throw new JobqError('prune needs doneOlderThan and/or failedOlderThan, e.g. { doneOlderThan: "7d" }', ExitCode.usage);
   }
-  for (const [status, seconds] of ages) {
-    if (seconds === undefined) continue;
-    const ageMicroseconds = Math.round(seconds * 1e6);
+  const cutsToPrune = ages.flatMap(([status, seconds]) => (seconds === undefined ? [] : [[status, Math.round(seconds * 1e6)] as const]));
+  let toDelete = 0;
+  if (options.onProgress !== undefined) {
+    for (const [status, ageMicroseconds] of cutsToPrune) toDelete += Number((await db.query<Array<{ count: number }>>(pruneSql.COUNT_ENDED_BEFORE_SQL(table), [status, ageMicroseconds]))[0]?.count ?? 0);
+  }
+  for (const [status, ageMicroseconds] of cutsToPrune) {
     for (;;) {
       const rows = await db.query<Array<{ id: number }>>(pruneSql.ENDED_BEFORE_SQL(table), [status, ageMicroseconds, CHUNK]);
       if (rows.length === 0) break;
       const deleted = await db.query<{ affectedRows: number }>(pruneSql.DELETE_ENDED_SQL(table), [rows.map((row) => row.id), status]);
       result[status] += deleted.affectedRows;
       result.chunks++;
-      options.onProgress?.(result);
+      // Jobs that end while it runs join the range: what is left never goes below none.
+      options.onProgress?.(result, Math.max(0, toDelete - result.done - result.failed));
       if (rows.length < CHUNK) break;
     }
   }
@@ -71,7 +78,7 @@ async function pruneKeys(db: Database, table: QuotedIdentifier, queue: string, r
     const deleted = await db.query<{ affectedRows: number }>(keySql.FORGET_KEYS_OF_GONE_JOBS_SQL(table), [queue, keys]);
     result.keys += deleted.affectedRows;
     result.chunks++;
-    onProgress?.(result);
+    onProgress?.(result, undefined);
     if (rows.length < CHUNK) return;
     after = keys.at(-1)!;
   }

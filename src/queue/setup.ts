@@ -3,7 +3,8 @@ import type { QuotedIdentifier } from '../config/identifiers.js';
 import type { Database } from '../db/database.js';
 import { ExitCode, JobqError } from '../errors.js';
 import { DELETE_LANES_FROM_SQL, insertLanesSql } from '../claim/sql/lanes.js';
-import { applyMigrations, readSchemaVersion } from './migrate.js';
+import { applyMigrations, readSchemaVersion, type SetupStatement } from './migrate.js';
+import { StatementWatch } from '../db/statement-watch.js';
 import * as keySql from './sql/job-keys.js';
 import * as partitionSql from './sql/partitions.js';
 import type { PartitionMethod } from './sql/partitions.js';
@@ -23,6 +24,17 @@ export interface SetupOptions {
   partitions?: number;
   /** How to partition: `hash` (default) or `key`. */
   partitionBy?: PartitionMethod;
+  /**
+   * Told every 250 ms while a statement changes a table that has rows (a migration, partitioning):
+   * the step, and the fraction of it done as the server reports it (undefined where it does not:
+   * MySQL without its performance_schema stage events).
+   */
+  onProgress?: (progress: SetupProgress) => void;
+}
+
+export interface SetupProgress {
+  step: string;
+  fraction: number | undefined;
 }
 
 export interface SetupResult {
@@ -59,27 +71,41 @@ export async function setupTable(db: Database, table: { name: string; quoted: Qu
     await db.query(DROP_TABLE_SQL(table.quoted));
     from = null;
   }
-  const to = await applyMigrations(db, table.name, table.quoted, from ?? 0);
-  // The keys of the jobs that went with a dropped table (jobq_job_keys exists from schema 10 on).
-  if (recreated) await db.query(keySql.FORGET_KEYS_SQL, [table.name]);
-  if (options.lanes !== undefined) {
-    await db.query(DELETE_LANES_FROM_SQL, [table.name, options.lanes]);
-    await db.query(insertLanesSql(options.lanes), Array(options.lanes).fill(table.name));
+  // Statements on a table that has rows are watched, from a second connection opened when first needed.
+  let watch: Promise<StatementWatch> | undefined;
+  const { onProgress } = options;
+  const run: SetupStatement =
+    onProgress === undefined || from === null
+      ? (_, sql, values) => db.query(sql, values)
+      : async (step, sql, values) => {
+          watch ??= StatementWatch.open(db);
+          return (await watch).run(() => db.query(sql, values), (fraction) => onProgress({ step, fraction }));
+        };
+  try {
+    const to = await applyMigrations(db, table.name, table.quoted, from ?? 0, run);
+    // The keys of the jobs that went with a dropped table (jobq_job_keys exists from schema 10 on).
+    if (recreated) await db.query(keySql.FORGET_KEYS_SQL, [table.name]);
+    if (options.lanes !== undefined) {
+      await db.query(DELETE_LANES_FROM_SQL, [table.name, options.lanes]);
+      await db.query(insertLanesSql(options.lanes), Array(options.lanes).fill(table.name));
+    }
+    if (partitioning !== undefined) await partition(db, table, partitioning, run);
+    return { from, to, dropped };
+  } finally {
+    await (await watch?.catch(() => undefined))?.close();
   }
-  if (partitioning !== undefined) await partition(db, table, partitioning);
-  return { from, to, dropped };
 }
 
 /** Partitions the table as asked, or undoes it; the job keys move with it (sql/job-keys.ts). */
-async function partition(db: Database, table: { name: string; quoted: QuotedIdentifier }, wanted: { partitions: number; method: PartitionMethod }): Promise<void> {
+async function partition(db: Database, table: { name: string; quoted: QuotedIdentifier }, wanted: { partitions: number; method: PartitionMethod }, run: SetupStatement): Promise<void> {
   const now = await readTableLayout(db, db.settings.database, table.name);
   if (wanted.partitions === now.partitions && (wanted.partitions === 0 || wanted.method === now.method)) return;
   if (wanted.partitions === 0) {
-    await db.query(partitionSql.unpartitionTableSql(table.quoted));
+    await run('unpartitioning', partitionSql.unpartitionTableSql(table.quoted));
     await db.query(keySql.FORGET_KEYS_SQL, [table.name]);
   } else {
     // The keys first: if the ALTER fails, the table keeps its unique index and ignores them.
-    if (now.partitions === 0) await db.query(keySql.RECORD_EXISTING_KEYS_SQL(table.quoted), [table.name, table.name]);
-    await db.query(partitionSql.partitionTableSql(table.quoted, wanted.method, wanted.partitions, now.partitions === 0));
+    if (now.partitions === 0) await run('recording the job keys', keySql.RECORD_EXISTING_KEYS_SQL(table.quoted), [table.name, table.name]);
+    await run('partitioning', partitionSql.partitionTableSql(table.quoted, wanted.method, wanted.partitions, now.partitions === 0));
   }
 }

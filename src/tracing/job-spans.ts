@@ -13,6 +13,7 @@ import type { ServerAddress } from '../config/database-url.js';
 type Api = typeof OtelApi;
 
 const SYSTEM = 'jobq';
+const TRACER_NAME = 'jobq-mysql';
 /** The trace_context column: printable ASCII, as HTTP headers are, up to this many characters. */
 export const MAX_TRACE_CONTEXT_LENGTH = 1024;
 const STORABLE = /^[\x20-\x7e]+$/;
@@ -54,7 +55,17 @@ export class JobSpans {
   private readonly tracer: OtelApi.Tracer;
 
   constructor(private readonly api: Api) {
-    this.tracer = api.trace.getTracer('jobq-mysql');
+    this.tracer = api.trace.getTracer(TRACER_NAME);
+  }
+
+  /**
+   * Whether the application has registered a tracer provider (an SDK). Until it does, the API's
+   * spans record nothing and carry no context, and jobq makes none: a span per job cost a worker
+   * with a no-op handler a tenth of its throughput (bench-results/tracing-ab.json).
+   */
+  get enabled(): boolean {
+    const provider = this.api.trace.getTracerProvider();
+    return !(provider instanceof this.api.ProxyTracerProvider) || provider.getDelegateTracer(TRACER_NAME) !== undefined;
   }
 
   /**

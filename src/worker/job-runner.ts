@@ -81,8 +81,8 @@ export async function runHandler(handlers: ResolvedHandlers, held: Held, tracing
   try {
     const handler = handlers.handlerFor(job.kind);
     if (handler === undefined) throw new Error(`no handler for kind ${JSON.stringify(job.kind)}`);
-    const run = async () => handler(view);
-    outcome = { ok: true, result: await (tracing === undefined ? run() : tracing.spans.process(job, tracing.server, run)) };
+    const traced = tracing !== undefined && tracing.spans.enabled;
+    outcome = { ok: true, result: traced ? await tracing.spans.process(job, tracing.server, async () => handler(view)) : await handler(view) };
   } catch (error) {
     outcome = { ok: false, error };
   }

@@ -1,3 +1,4 @@
+import { fstatSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { ExitCode, JobqError } from '../../errors.js';
 import type { JobQueue } from '../../job-queue.js';
@@ -114,6 +115,11 @@ async function enqueueLines(queue: JobQueue, options: EnqueueOptions): Promise<S
   let chunkStart = 1;
   let lineNumber = 0;
   const progress = new ProgressLine('queued');
+  // Input from a file (`< jobs.jsonl`) has a size: what is left is estimated from the bytes read.
+  const input = fstatSync(0);
+  const inputBytes = input.isFile() ? input.size : undefined;
+  let bytesRead = 0;
+  const left = () => (inputBytes === undefined || bytesRead === 0 ? undefined : { count: ((inputBytes - bytesRead) * lineNumber) / bytesRead, about: true });
   const flush = async () => {
     const held = await queue.jobIdsByKey(chunkKeys);
     chunkKeys = [];
@@ -126,7 +132,7 @@ async function enqueueLines(queue: JobQueue, options: EnqueueOptions): Promise<S
     total.lastId = result.lastId ?? total.lastId;
     chunk = [];
     chunkStart = lineNumber + 1;
-    progress.update(total.count);
+    progress.update(total.count, left());
   };
   /** Stops the input at a bad line (`where` ''), or at a chunk the server refused: what was queued before it stays, and is said. */
   const stopAt = (error: unknown, where = ''): never => {
@@ -138,6 +144,7 @@ async function enqueueLines(queue: JobQueue, options: EnqueueOptions): Promise<S
   const flushOrStop = () => flush().catch((error: unknown) => stopAt(error, `lines ${chunkStart}-${lineNumber}: `));
   for await (const line of utf8Lines(process.stdin)) {
     lineNumber++;
+    bytesRead = line.bytesRead;
     if (line.text?.trim() === '') continue;
     try {
       if (line.text === undefined) throw new Error(`line ${lineNumber}: bytes that are not UTF-8; send UTF-8 text`);
@@ -160,8 +167,11 @@ async function enqueueLines(queue: JobQueue, options: EnqueueOptions): Promise<S
   return total;
 }
 
-/** The lines of a byte stream, each decoded as strict UTF-8: undefined text for a line that is not (rather than U+FFFD in it). */
-async function* utf8Lines(input: AsyncIterable<Buffer>): AsyncGenerator<{ text: string | undefined }> {
+/**
+ * The lines of a byte stream, each decoded as strict UTF-8: undefined text for a line that is not
+ * (rather than U+FFFD in it); with the bytes of the stream up to the line's end.
+ */
+async function* utf8Lines(input: AsyncIterable<Buffer>): AsyncGenerator<{ text: string | undefined; bytesRead: number }> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const decode = (bytes: Buffer) => {
     try {
@@ -171,15 +181,17 @@ async function* utf8Lines(input: AsyncIterable<Buffer>): AsyncGenerator<{ text: 
     }
   };
   let rest = Buffer.alloc(0);
+  let bytesRead = 0;
   for await (const chunk of input) {
     let bytes = Buffer.concat([rest, chunk]);
     for (let end = bytes.indexOf(0x0a); end !== -1; end = bytes.indexOf(0x0a)) {
-      yield { text: decode(bytes.subarray(0, end)) };
+      bytesRead += end + 1;
+      yield { text: decode(bytes.subarray(0, end)), bytesRead };
       bytes = bytes.subarray(end + 1);
     }
     rest = bytes;
   }
-  if (rest.length > 0) yield { text: decode(rest) };
+  if (rest.length > 0) yield { text: decode(rest), bytesRead: bytesRead + rest.length };
 }
 
 function jobFromLine(line: string, lineNumber: number, options: EnqueueOptions): NewJob {

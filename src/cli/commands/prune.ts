@@ -39,12 +39,13 @@ while it runs, and stopping it half way loses nothing but the rest of the prunin
       }
       await withReadyQueue(options, async (queue, out) => {
         const progress = new ProgressLine('pruned');
-        const result = await queue.prune({
-          ...(options.doneOlderThan !== undefined && { doneOlderThan: options.doneOlderThan }),
-          ...(options.failedOlderThan !== undefined && { failedOlderThan: options.failedOlderThan }),
-          onProgress: (soFar) => progress.update(soFar.done + soFar.failed),
-        });
-        progress.end();
+        const result = await queue
+          .prune({
+            ...(options.doneOlderThan !== undefined && { doneOlderThan: options.doneOlderThan }),
+            ...(options.failedOlderThan !== undefined && { failedOlderThan: options.failedOlderThan }),
+            ...(progress.shown && { onProgress: (soFar, left) => progress.update(soFar.done + soFar.failed, left === undefined ? undefined : { count: left }) }),
+          })
+          .finally(() => progress.end());
         const keys = result.keys > 0 ? ` and ${result.keys} keys of gone jobs` : '';
         out.line(`pruned ${result.done} done and ${result.failed} failed jobs${keys} in ${result.chunks} chunk${result.chunks === 1 ? '' : 's'}`);
       });

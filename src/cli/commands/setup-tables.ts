@@ -4,6 +4,7 @@ import { JobQueue } from '../../job-queue.js';
 import type { PartitionMethod } from '../../queue/sql/partitions.js';
 import { describeLayout, MAX_PARTITIONS } from '../../queue/table-layout.js';
 import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
+import { ProgressLine } from '../progress.js';
 import { LineWriter } from '../output.js';
 
 interface SetupTablesOptions extends ConnectionOptions {
@@ -36,13 +37,16 @@ Examples:
     .action(async (options: SetupTablesOptions) => {
       const out = new LineWriter();
       const queue = await JobQueue.open({ url: options.databaseUrl, table: options.table, createDatabase: true });
+      const progress = new ProgressLine('setting up');
       try {
         const result = await queue.setup({
           recreate: options.recreate,
           force: options.force,
           ...(options.lanes !== undefined && { lanes: options.lanes }),
           ...(options.partitions !== undefined && { partitions: options.partitions, partitionBy: options.partitionBy }),
+          ...(progress.shown && { onProgress: ({ step, fraction }) => progress.step(step, fraction) }),
         });
+        progress.end();
         const { database } = queue.location;
         if (result.dropped > 0) out.line(`dropped table ${queue.table} with ${result.dropped} rows`);
         if (result.from === null) out.line(`created table ${queue.table} in database ${database} (schema ${result.to})`);
@@ -51,6 +55,7 @@ Examples:
         if (options.lanes !== undefined) out.line(`lanes: ${options.lanes}`);
         if (options.partitions !== undefined || result.layout.partitions > 0) out.line(`table ${queue.table}: ${describeLayout(result.layout)}`);
       } finally {
+        progress.end();
         await queue.close();
       }
     });

@@ -11,6 +11,11 @@ export const ENDED_BEFORE_SQL = (table: QuotedIdentifier) => `
    WHERE status = ? AND waiting_priority = 0 AND run_after < NOW(6) - INTERVAL ? MICROSECOND
    ORDER BY run_after, id LIMIT ?`;
 
+/** How many finished jobs of a status ended before the cut: the same range, counted. Params: status, age µs. */
+export const COUNT_ENDED_BEFORE_SQL = (table: QuotedIdentifier) => `
+  SELECT COUNT(*) AS count FROM ${table} FORCE INDEX (status_priority_run_after)
+   WHERE status = ? AND waiting_priority = 0 AND run_after < NOW(6) - INTERVAL ? MICROSECOND`;
+
 /**
  * Deletes a chunk by primary key: it locks just these rows, never a range that new jobs are
  * inserted into. The status is checked again: a failed job may have been requeued meanwhile.
