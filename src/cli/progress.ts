@@ -11,6 +11,7 @@ export class ProgressLine {
   private drawnAt: number | undefined;
   private stepName: string | undefined;
   private stepStarted = 0;
+  private stepFraction: number | undefined;
 
   constructor(
     /** What is counted, or done, as the line starts: "queued", "pruned", "setting up". */
@@ -37,13 +38,16 @@ export class ProgressLine {
    */
   step(step: string, fraction: number | undefined): void {
     const now = performance.now();
-    if (step !== this.stepName) [this.stepName, this.stepStarted] = [step, now];
+    if (step !== this.stepName) [this.stepName, this.stepStarted, this.stepFraction] = [step, now, undefined];
     if (!this.shown || (this.drawnAt !== undefined && now - this.drawnAt < DRAW_EVERY_MS)) return;
     this.drawnAt = now;
     const seconds = (now - this.stepStarted) / 1000;
-    const known = fraction === undefined || fraction <= 0 ? '' : `${Math.floor(fraction * 100)} % in `;
-    const left = fraction === undefined || fraction <= 0 ? '' : `, about ${Math.round((seconds * (1 - fraction)) / fraction)} s left`;
-    process.stderr.write(`\r${this.what} (${step}): ${known}${Math.round(seconds)} s${left}\x1b[K`);
+    const measured = fraction !== undefined && fraction > 0;
+    // A server stops saying once the rows are copied (MariaDB, while it swaps the tables): the last share stands, with no time left to tell.
+    if (measured) this.stepFraction = fraction;
+    const share = this.stepFraction === undefined ? '' : `${Math.floor(this.stepFraction * 100)} % in `;
+    const left = measured ? `, about ${Math.round((seconds * (1 - fraction)) / fraction)} s left` : '';
+    process.stderr.write(`\r${this.what} (${step}): ${share}${Math.round(seconds)} s${left}\x1b[K`);
   }
 
   /** Clears the line, before the command's own last line. */

@@ -61,7 +61,7 @@ export class JobSpans {
   /**
    * Whether the application has registered a tracer provider (an SDK). Until it does, the API's
    * spans record nothing and carry no context, and jobq makes none: a span per job cost a worker
-   * with a no-op handler a tenth of its throughput (bench-results/tracing-ab.json).
+   * with a no-op handler a tenth of its throughput (bench-results/tracing-noop-spans-ab.json).
    */
   get enabled(): boolean {
     const provider = this.api.trace.getTracerProvider();
