@@ -208,7 +208,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
           const { partitions } = await readTableLayout(db, database, this.table);
           return { lanes: Number(row?.lanes ?? 0), partitions };
         },
-        hasDueWork: (db, kinds) => pendingWork(db, this.quotedTable, { kinds, includeDelayed: false }),
+        hasDueWork: (db, kinds, exceptKinds) => pendingWork(db, this.quotedTable, { kinds, includeDelayed: false, exceptKinds }),
         enqueueDueTicks: async (db) => enqueueDueTicks(db, this.quotedTable, this.table, (await this.layout()).partitions > 0),
         openCandidateSource: (onEvent) => (this.replica === undefined ? undefined : new ReplicaCandidates({ ...this.replica, onEvent })),
       },
@@ -371,8 +371,8 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
 
 
 /** See {@link JobQueue.hasPendingWork}; on any of the queue's connections. */
-async function pendingWork(db: Database, table: QuotedIdentifier, options: { includeDelayed?: boolean; kinds?: readonly string[] | undefined }): Promise<boolean> {
-  const [sql, values] = hasPendingWork(table, { ...(options.kinds !== undefined && { kinds: options.kinds }) }, options.includeDelayed ?? false);
+async function pendingWork(db: Database, table: QuotedIdentifier, options: { includeDelayed?: boolean; kinds?: readonly string[] | undefined; exceptKinds?: readonly string[] }): Promise<boolean> {
+  const [sql, values] = hasPendingWork(table, { ...(options.kinds !== undefined && { kinds: options.kinds }) }, options.includeDelayed ?? false, options.exceptKinds);
   const [row] = await db.query<Array<{ pending: number }>>(sql, values);
   return Number(row?.pending) === 1;
 }

@@ -23,8 +23,8 @@ export interface WorkerContext {
   connect(onConnectionEvent: (event: ConnectionEvent) => void, stopWaiting: AbortSignal): Promise<Database>;
   /** Throws a one-line error unless the table is there at the current schema; reads its lane count. */
   prepare(db: Database): Promise<{ lanes: number; partitions: number }>;
-  /** Whether a job of these kinds (undefined: any) is claimed, or waiting and due. */
-  hasDueWork(db: Database, kinds: readonly string[] | undefined): Promise<boolean>;
+  /** Whether a job of these kinds (undefined: any kind but `exceptKinds`) is claimed, or waiting and due. */
+  hasDueWork(db: Database, kinds: readonly string[] | undefined, exceptKinds?: readonly string[]): Promise<boolean>;
   /** Enqueues the ticks of the queue's schedules that have come due; names the schedules it had to skip. */
   enqueueDueTicks(db: Database): Promise<{ skipped: SkippedSchedule[] }>;
   /** Where the claims read candidates besides the primary (the queue's replica), if anywhere. */
@@ -373,7 +373,8 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
   private async hasUnpausedDueWork(context: WorkerContext, db: Database): Promise<boolean> {
     const paused = new Set(this.loops.flatMap((loop) => loop.pausedKinds));
     if (paused.size === 0) return context.hasDueWork(db, this.handlers.kinds);
-    if (this.handlers.kinds === undefined) return false;
+    // Not the loops' empty turns: a loop reads its own lane, and another's jobs only once they waited (a worker stopped with a job just enqueued).
+    if (this.handlers.kinds === undefined) return context.hasDueWork(db, undefined, [...paused]);
     const kinds = this.handlers.kinds.filter((kind) => !paused.has(kind));
     return kinds.length > 0 && context.hasDueWork(db, kinds);
   }

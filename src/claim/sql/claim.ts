@@ -317,15 +317,18 @@ export const HELD_BY_TOKENS_SQL = (table: QuotedIdentifier) => `
 
 /**
  * Is there work due now (or, with `includeDelayed`, at all) in the scope? For --until-empty and
- * `once`. Index dives only. Params: none, or the kinds.
+ * `once`. Index dives only, unless a claim of the whole queue leaves out `exceptKinds` (paused):
+ * then each dive walks past the jobs of those kinds to the first of another (or of none).
+ * Params: none, or the kinds, or the kinds left out.
  */
-export function hasPendingWork(table: QuotedIdentifier, scope: ClaimScope, includeDelayed: boolean): readonly [string, unknown[]] {
+export function hasPendingWork(table: QuotedIdentifier, scope: ClaimScope, includeDelayed: boolean, exceptKinds: readonly string[] = []): readonly [string, unknown[]] {
   const kinds = scope.kinds ?? [];
   const byKind = kinds.length > 0;
   const { index, kind, status, runAfter } = columns(byKind);
-  const exists = (condition: string) => `EXISTS (SELECT 1 FROM ${table} FORCE INDEX (${index}) WHERE ${kind}${condition})`;
+  const except = !byKind && exceptKinds.length > 0;
+  const exists = (condition: string) => `EXISTS (SELECT 1 FROM ${table} FORCE INDEX (${index}) WHERE ${kind}${condition}${except ? ' AND (kind IS NULL OR kind NOT IN (?))' : ''})`;
   const due = includeDelayed ? '' : ` AND ${runAfter} <= NOW(6)`;
   const one = `${exists(`${status} = 'claimed'`)} OR ${exists(`${status} = 'unclaimed'${due}`)}`;
   const sql = byKind ? kinds.map(() => one).join(' OR ') : one;
-  return [`SELECT ${sql} AS pending`, kinds.flatMap((k) => [k, k])];
+  return [`SELECT ${sql} AS pending`, except ? [exceptKinds, exceptKinds] : kinds.flatMap((k) => [k, k])];
 }
