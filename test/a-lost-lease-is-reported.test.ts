@@ -17,14 +17,19 @@ test('a worker frozen past its lease: its handler is signalled, it reports the j
   const events = async (pid: number) => (await db.rows<{ what: string }>('SELECT what FROM events WHERE pid = ?', [pid])).map((row) => row.what);
   await waitUntil(async () => (await events(frozen.pid)).includes(`started ${id}`), 'the handler runs');
   // A VM pause, a debugger, an event loop blocked: the lease is not renewed. Not in the middle of
-  // a transaction that renews it, though: that would hold the job's row lock, and every other
-  // worker would skip the job (SKIP LOCKED) until the frozen one ran again.
+  // a claim turn, though: one that renews the lease holds the job's row lock, and every other
+  // worker would skip the job (SKIP LOCKED) until the frozen one ran again; any turn holds a lane
+  // row, which another worker's claim may wait for (up to MySQL's lock wait timeout, 50 s: a CI
+  // run saw the other worker miss the job for 30 s). lease-expiry-reclaims-job.test.ts covers a
+  // worker frozen in the middle of a claim.
+  const [{ lanes }] = await db.rows<{ lanes: number }>('SELECT COUNT(*) AS lanes FROM jobq_lanes WHERE queue = ?', ['jobs']);
   for (let attempt = 1; ; attempt++) {
     process.kill(frozen.pid, 'SIGSTOP');
     await db.admin.query('START TRANSACTION');
     const [free] = (await db.admin.query('SELECT id FROM jobs WHERE id = ? FOR UPDATE SKIP LOCKED', [id])) as unknown as [unknown[]];
+    const [freeLanes] = (await db.admin.query('SELECT lane FROM jobq_lanes WHERE queue = ? FOR UPDATE SKIP LOCKED', ['jobs'])) as unknown as [unknown[]];
     await db.admin.query('ROLLBACK');
-    if (free.length === 1 || attempt === 20) break;
+    if ((free.length === 1 && freeLanes.length === Number(lanes)) || attempt === 100) break;
     process.kill(frozen.pid, 'SIGCONT');
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
