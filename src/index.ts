@@ -10,6 +10,7 @@ export type { CancelResult } from './queue/cancel.js';
 export type { EnqueueOptions } from './queue/enqueue.js';
 export type { TransactionHandle } from './queue/caller-transaction.js';
 export type { PruneOptions, PruneResult } from './queue/prune.js';
+export type { KindLimit, KindLimitStatus } from './queue/limits.js';
 export type { Schedule, ScheduledJob, ScheduleOptions } from './queue/schedules.js';
 export { Worker } from './worker/worker.js';
 export type { FailureInfo, RunInfo, StopOptions, WorkerCounters } from './worker/worker.js';

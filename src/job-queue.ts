@@ -24,6 +24,7 @@ import { JOBS_BY_KEY_SQL } from './queue/sql/enqueue.js';
 import { COUNT_LANES_SQL } from './claim/sql/lanes.js';
 import { readFailedJobs, requeueFailedJobs } from './queue/failed-jobs.js';
 import * as pauseSql from './claim/sql/pause.js';
+import { readLimits, removeLimit, setLimit, type KindLimit, type KindLimitStatus } from './queue/limits.js';
 import { CREATE_DATABASE_SQL } from './queue/sql/schema.js';
 import {
   type AnyTasks,
@@ -284,6 +285,26 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
   /** Lets workers claim the kind again. Resuming a kind that is not paused changes nothing. */
   async resume(kind: string): Promise<void> {
     await this.run(pauseSql.RESUME_KIND_SQL, [this.table, checkKind(kind)]);
+  }
+
+  /**
+   * Limits the jobs of a kind for every worker of this queue, on every machine, from their next
+   * claim turns on (within about 100 ms): at most `concurrency` running at once, a job running from
+   * its claim until it is settled or its lease runs out. Stored in the database, so it outlasts
+   * restarts; setting it again changes it. See "Limits" in docs/library.md.
+   */
+  async setLimit(kind: string, limit: KindLimit): Promise<void> {
+    await this.described(() => setLimit(this.db, this.table, kind, limit));
+  }
+
+  /** Lifts a kind's limit; whether it had one. */
+  async removeLimit(kind: string): Promise<boolean> {
+    return this.described(() => removeLimit(this.db, this.table, kind));
+  }
+
+  /** The limits set, by kind in alphabetical order, with the jobs of each kind running now. */
+  async limits(): Promise<KindLimitStatus[]> {
+    return this.described(() => readLimits(this.db, this.quotedTable, this.table));
   }
 
   /** The kinds paused now, in alphabetical order. */

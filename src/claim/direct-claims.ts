@@ -4,6 +4,7 @@ import { checkNumber, OPTIONS } from '../config/options.js';
 import type { Database } from '../db/database.js';
 import { ExitCode, JobqError } from '../errors.js';
 import { completion, failure, handBack, leaseRenewal, type PendingWrite } from './pending-writes.js';
+import { noKindRules } from './kind-rules.js';
 import { TotalsTally } from './running-totals.js';
 import { claimTurn, settleTurn } from './turn.js';
 import type { Claim, ClaimOptions, Settlement } from './types.js';
@@ -74,7 +75,7 @@ export class DirectClaims {
   private async turn(settle: PendingWrite[], claim: ClaimOptions): Promise<{ settlement: Settlement; claim: Claim }> {
     const partitions = await this.table.partitions();
     // Paused kinds are read in the turn itself: a claim here never takes a paused kind's jobs.
-    return claimTurn(this.db, this.table.quoted, { settle, claim, pause: { queue: this.table.name, paused: [], refresh: true }, totals: this.addedToTotals(), partitions });
+    return claimTurn(this.db, this.table.quoted, { settle, claim, rules: { ...noKindRules(this.table.name), refresh: true }, totals: this.addedToTotals(), partitions });
   }
 
   private async settle(settle: PendingWrite): Promise<Settlement> {

@@ -1,10 +1,11 @@
 import type { Statement, Transaction } from '../db/transaction.js';
 import type { Candidate } from './candidate-order.js';
 import type { CandidateReader } from './candidates.js';
-import { pauseSeen, type PauseView } from './paused-kinds.js';
+import { kindRulesSeen, readsKindByKind, type KindRules } from './kind-rules.js';
 import * as claimSql from './sql/claim.js';
 import type { CandidateRow, Lane, TakenLane } from './sql/claim.js';
 import * as laneSql from './sql/lanes.js';
+import * as limitSql from './sql/limits.js';
 import * as pauseSql from './sql/pause.js';
 import type { TurnRequest } from './turn-request.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
@@ -15,25 +16,25 @@ export interface FirstRoundTrip {
   lane: Lane | undefined;
   /** Every lane row was taken: the claim waited for one. */
   waitedForLane: boolean;
-  /** Paused kinds as the round trip read them (with `pause.refresh`), else as the request gave them. */
-  pause: PauseView | undefined;
+  /** The rules on kinds as the round trip read them (with `rules.refresh`), else as the request gave them. */
+  rules: KindRules | undefined;
   /** The candidates of the lane held; undefined when they were read for another lane and must be read again. */
   candidates: Candidate[] | undefined;
 }
 
 /**
- * The first round trip of a claim turn: START TRANSACTION; [lock a lane row;] [the paused kinds;]
+ * The first round trip of a claim turn: START TRANSACTION; [lock a lane row;] [the rules on kinds;]
  * the candidates of the lane. The candidate read goes to the replica
  * instead when there is one, at the same time. It reads the lane the round trip takes, unless the
  * read goes to a replica or names the lane's partitions: then it reads the lane tried first, which
  * holds only if that one was free at once.
  */
 export async function firstRoundTrip(tx: Transaction, table: QuotedIdentifier, request: TurnRequest, reader: CandidateReader): Promise<FirstRoundTrip> {
-  const { laneRow, pause } = request;
+  const { laneRow, rules } = request;
   const statements: Statement[] = [];
   const at = (statement: Statement) => statements.push(statement) - 1;
   const lanes = laneRow === undefined ? undefined : takeLane(laneRow, at);
-  const paused = pause?.refresh === true ? readPause(table, pause, request, at) : undefined;
+  const ruled = rules?.refresh === true ? readRules(table, rules, request, at) : undefined;
   const readsTakenLane = laneRow !== undefined && reader.source === undefined && !claimSql.lanesArePartitions(laneRow.lanes, request.partitions);
   const guessed = laneRow === undefined ? givenLane(request) : inPartitions(laneRow.first, laneRow.lanes, request);
   const laneRead = reader.laneRead(readsTakenLane ? { taken: true, count: laneRow!.lanes } satisfies TakenLane : guessed);
@@ -49,7 +50,7 @@ export async function firstRoundTrip(tx: Transaction, table: QuotedIdentifier, r
   return {
     lane,
     waitedForLane,
-    pause: paused === undefined ? pause : paused(results),
+    rules: ruled === undefined ? rules : ruled(results),
     candidates: guessHeld ? await reader.ordered(rows, laneRead?.probedBelow) : undefined,
   };
 }
@@ -68,11 +69,12 @@ function takeLane(laneRow: NonNullable<TurnRequest['laneRow']>, at: (statement: 
   return { waited: (results: unknown[]) => laneIn(results, freeAt) === undefined, taken: (results: unknown[]) => laneIn(results, takenAt) };
 }
 
-/** The paused kinds, and the kinds present when a claim of the whole queue must read the others kind by kind. */
-function readPause(table: QuotedIdentifier, pause: PauseView, request: TurnRequest, at: (statement: Statement) => number) {
-  const pausedAt = at([pauseSql.PAUSED_KINDS_SQL, [pause.queue]]);
-  const presentAt = pause.paused.length > 0 && (request.claim.kinds ?? []).length === 0 ? at([pauseSql.KINDS_PRESENT_SQL(table)]) : -1;
-  return (results: unknown[]) => pauseSeen(pause.queue, results[pausedAt], presentAt < 0 ? undefined : results[presentAt]);
+/** The paused and the limited kinds, and the kinds present when a claim of the whole queue must read the others kind by kind. */
+function readRules(table: QuotedIdentifier, rules: KindRules, request: TurnRequest, at: (statement: Statement) => number) {
+  const pausedAt = at([pauseSql.PAUSED_KINDS_SQL, [rules.queue]]);
+  const limitedAt = at([limitSql.LIMITED_KINDS_SQL, [rules.queue]]);
+  const presentAt = readsKindByKind(rules) && (request.claim.kinds ?? []).length === 0 ? at([pauseSql.KINDS_PRESENT_SQL(table)]) : -1;
+  return (results: unknown[]) => kindRulesSeen(rules.queue, results[pausedAt], results[limitedAt], presentAt < 0 ? undefined : results[presentAt]);
 }
 
 function givenLane(request: TurnRequest): Lane | undefined {

@@ -1,7 +1,7 @@
 import type { Statement, Transaction } from '../db/transaction.js';
 import { DEFAULTS } from '../config/defaults.js';
 import { keepNoLessUrgentThanSkipped, type Candidate } from './candidate-order.js';
-import { withoutPausedKinds, type PauseView } from './paused-kinds.js';
+import { withinKindRules, type KindRules } from './kind-rules.js';
 import * as claimSql from './sql/claim.js';
 import type { ClaimedJob } from './types.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
@@ -15,21 +15,22 @@ export interface Locked {
   jobs: ClaimedJob[];
   /** Jobs whose lease ran out once too often: they go to `failed` instead. */
   exhausted: number[];
-  /** Candidates, less the locked jobs of kinds paused since the candidates were read. */
+  /** Candidates, less the locked jobs of kinds paused or limited since the candidates were read. */
   candidates: number;
 }
 
 /**
  * The second round trip: locks the candidates nobody else holds (FOR UPDATE SKIP LOCKED, by
- * primary key) and keeps those the claim may take. A kind paused since the candidates were read:
- * its jobs stay waiting (their locks end with the COMMIT) and do not count as candidates, or the
- * loop would retry at once, and again.
+ * primary key) and keeps those the claim may take. A kind paused or limited since the candidates
+ * were read: its jobs stay waiting (their locks end with the COMMIT) and do not count as
+ * candidates, or the loop would retry at once, and again; of a limited kind, those read under its
+ * limit (`underLimit`, limited-claims.ts) are kept.
  */
-export async function lockCandidates(tx: Transaction, table: QuotedIdentifier, found: readonly Candidate[], pause: PauseView | undefined): Promise<Locked> {
+export async function lockCandidates(tx: Transaction, table: QuotedIdentifier, found: readonly Candidate[], rules: KindRules | undefined, underLimit: ReadonlySet<number>): Promise<Locked> {
   const [rows] = await tx.run([claimSql.LOCK_CANDIDATES_SQL(table), [found.map((candidate) => candidate.id)]]);
   const lockedJobs = rows as Array<LockedRow>;
-  const unpaused = pause === undefined ? lockedJobs : withoutPausedKinds(lockedJobs, pause);
-  return { ...takeLocked(keepNoLessUrgentThanSkipped(found, unpaused)), candidates: found.length - (lockedJobs.length - unpaused.length) };
+  const kept = rules === undefined ? lockedJobs : withinKindRules(lockedJobs, rules, underLimit);
+  return { ...takeLocked(keepNoLessUrgentThanSkipped(found, kept)), candidates: found.length - (lockedJobs.length - kept.length) };
 }
 
 /** The third round trip's writes, before the COMMIT: exhausted jobs to `failed`, the others claimed under the token. */

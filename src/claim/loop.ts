@@ -3,7 +3,7 @@ import type { Database } from '../db/database.js';
 import type { CandidateSource } from '../db/replica.js';
 import { claimTurn, settleTurn } from './turn.js';
 import type { SettleResult, TurnResult } from './turn-request.js';
-import type { PauseView } from './paused-kinds.js';
+import { noKindRules, type KindRules } from './kind-rules.js';
 import { TotalsTally } from './running-totals.js';
 import { completion, failure, handBack, leaseRenewal, type RetryPolicy, type PendingWrite } from './pending-writes.js';
 import { DEFAULT_PRIORITY } from '../config/defaults.js';
@@ -60,10 +60,10 @@ export interface JobSink {
   accept(claim: Claim, reserved: number): void;
 }
 
-// A loop reads the paused kinds afresh at most this often, in the turn that comes next: a pause
+// A loop reads the rules on kinds afresh at most this often, in the turn that comes next: a pause
 // takes hold within this plus one turn. Reading them in every turn of a drain cost the server a
 // statement per 200 jobs for nothing.
-const PAUSE_READ_EVERY_MS = 100;
+const RULES_READ_EVERY_MS = 100;
 
 // A loop adds its counts to the running totals with the COMMIT of a turn at most this often, and
 // with its last turn (see running-totals.ts).
@@ -90,8 +90,8 @@ export class ClaimLoop {
   /** The last claim turn found no candidates at all. */
   private foundNothing = false;
   /** Paused kinds as the last turn that read them saw them, and when that was. */
-  private pause: PauseView;
-  private pauseReadAt = -Infinity;
+  private rules: KindRules;
+  private rulesReadAt = -Infinity;
   /** Counts of settled jobs and claims not yet added to the running totals, and when they last were. */
   private readonly pendingTotals = new TotalsTally();
   private totalsAddedAt = performance.now();
@@ -108,7 +108,7 @@ export class ClaimLoop {
     private readonly sink: JobSink,
     private readonly onTurn: (result: SettleResult & { claim?: Claim }) => void = () => undefined,
   ) {
-    this.pause = { queue: settings.queue, paused: [] };
+    this.rules = noKindRules(settings.queue);
   }
 
   /** The job is done: deleted (or marked done) in the next turn. */
@@ -139,7 +139,7 @@ export class ClaimLoop {
 
   /** Kinds paused when this loop last looked. */
   get pausedKinds(): readonly string[] {
-    return this.pause.paused;
+    return this.rules.paused;
   }
 
   /** Jobs this loop holds or has outcomes for that are not committed yet. */
@@ -221,12 +221,12 @@ export class ClaimLoop {
         ...(this.settings.kinds !== undefined && { kinds: this.settings.kinds }),
         ...(ticket.lane !== undefined && { lane: ticket.lane }),
       };
-      const refresh = performance.now() - this.pauseReadAt >= PAUSE_READ_EVERY_MS;
-      const pause = { ...this.pause, refresh };
+      const refresh = performance.now() - this.rulesReadAt >= RULES_READ_EVERY_MS;
+      const rules = { ...this.rules, refresh };
       const result = await claimTurn(this.db, this.table, {
         settle,
         claim: claimOptions,
-        pause,
+        rules,
         totals: this.totalsFor(false),
         ...(ticket.laneRow !== undefined && { laneRow: ticket.laneRow }),
         ...(this.settings.candidateSource !== undefined && { candidateSource: this.settings.candidateSource }),
@@ -237,9 +237,9 @@ export class ClaimLoop {
       this.counted(result, settle);
       lane = result.lane;
       this.laneLeastUrgent = result.laneLeastUrgent ?? this.laneLeastUrgent;
-      if (refresh && result.pause !== undefined) {
-        this.pause = { queue: result.pause.queue, paused: result.pause.paused, ...(result.pause.present !== undefined && { present: result.pause.present }) };
-        this.pauseReadAt = performance.now();
+      if (refresh && result.rules !== undefined) {
+        this.rules = { ...result.rules, refresh: false };
+        this.rulesReadAt = performance.now();
       }
       this.foundNothing = result.claim.jobs.length === 0 && result.claim.candidates === 0;
       if (result.claim.jobs.length > 0) {

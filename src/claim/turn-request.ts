@@ -1,5 +1,5 @@
 import type { CandidateSource } from '../db/replica.js';
-import type { PauseView } from './paused-kinds.js';
+import type { KindRules } from './kind-rules.js';
 import type { ClaimCount, TotalsTally } from './running-totals.js';
 import type { PendingWrite } from './pending-writes.js';
 import type { PreferredRange } from './sql/claim.js';
@@ -24,8 +24,8 @@ export interface TurnRequest extends SettleRequest {
    * queue's name, its lane count, and the lane to try first. Without it, `claim.lane` (if any).
    */
   laneRow?: { queue: string; lanes: number; first: number };
-  /** Honour the queue's paused kinds, as last seen by this loop (see paused-kinds.ts). */
-  pause?: PauseView;
+  /** Honour the queue's paused and limited kinds, as last seen by this loop (see kind-rules.ts). */
+  rules?: KindRules;
   /** Read the candidates there (a replica) while it can be used; the locking read stays on the primary. */
   candidateSource?: CandidateSource;
   /** The table's partition count (table-layout.ts): a lane then reads its partitions (see Lane). */
@@ -51,8 +51,8 @@ export interface TurnResult extends SettleResult {
   lane?: number;
   /** Every lane row was taken: the claim waited for one (more claimers than lanes). */
   waitedForLane?: boolean;
-  /** Paused kinds as this turn read them, for the next (with `pause`). */
-  pause?: PauseView;
+  /** The rules on kinds as this turn read them, for the next (with `rules`). */
+  rules?: KindRules;
   /** The least urgent priority among the lane's candidates, for the next turn's request. */
   laneLeastUrgent?: number;
   /** What the claim counts as in the running totals. */

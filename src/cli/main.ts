@@ -3,6 +3,7 @@ import { ExitCode, JobqError } from '../errors.js';
 import { registerCancel } from './commands/cancel.js';
 import { registerDashboard } from './commands/dashboard.js';
 import { registerEnqueue } from './commands/enqueue.js';
+import { registerLimit } from './commands/limit.js';
 import { registerPauseAndResume } from './commands/pause.js';
 import { registerPrune } from './commands/prune.js';
 import { registerSchedule } from './commands/schedule.js';
@@ -45,6 +46,7 @@ Exit codes: 0 ok, 1 unexpected error, 2 bad usage, 3 cannot connect, 4 server to
   registerCancel(program);
   registerPrune(program);
   registerPauseAndResume(program);
+  registerLimit(program);
   registerSchedule(program);
   registerDashboard(program);
   for (const command of program.commands) command.exitOverride().showHelpAfterError(`(run "jobq ${command.name()} --help" for usage)`);

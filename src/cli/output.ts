@@ -38,6 +38,12 @@ export class LineWriter {
   }
 }
 
+/** Rows of cells as lines, each column as wide as its widest cell, two spaces apart. */
+export function alignedColumns(rows: readonly string[][]): string[] {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd());
+}
+
 /** The article's claim line: `consumer  4 #records = 3 - [48, 84, 130]`. */
 export function claimLine(consumer: number, ids: readonly number[]): string {
   return `${paint.cyan(`consumer  ${consumer}`)} #records = ${ids.length} - [${ids.join(', ')}]`;

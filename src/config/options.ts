@@ -64,6 +64,11 @@ export const ARTICLE_OPTIONS = declare({
   leaseSeconds: { ...OPTIONS.leaseSeconds, help: 'a claim holds its jobs this long; then they may be claimed again' },
 });
 
+/** The limits on a kind: `queue.setLimit`, `jobq limit set`. */
+export const LIMIT_OPTIONS = declare({
+  concurrency: { name: 'concurrency', flags: '--concurrency <n>', help: 'most jobs of the kind running at once, across every worker', min: 1, max: 1_000_000, integer: true },
+});
+
 /** The rule of a number: its range, whether whole, its unit. */
 export type NumberRange = Pick<NumberOption, 'min' | 'max' | 'integer' | 'unit'>;
 

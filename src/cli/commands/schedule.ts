@@ -5,7 +5,7 @@ import { PRIORITY_RANGE } from '../../queue/new-jobs.js';
 import type { Schedule } from '../../queue/schedules.js';
 import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
 import { withReadyQueue } from '../ready-queue.js';
-import { skippedScheduleLine } from '../output.js';
+import { alignedColumns, skippedScheduleLine } from '../output.js';
 
 interface AddOptions extends ConnectionOptions {
   cron: string;
@@ -83,8 +83,7 @@ function scheduleTable(schedules: Schedule[]): string[] {
     ['name', 'cron', 'time zone', 'kind', 'next tick (UTC)', 'last tick (UTC)'],
     ...schedules.map((s) => [s.name, s.cron, s.timeZone, s.job.kind, s.nextTick?.toISOString() ?? 'ended', s.lastTick?.toISOString() ?? 'never']),
   ];
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  const lines = rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd());
+  const lines = alignedColumns(rows);
   const problems = schedules.filter((s) => s.problem !== null).map((s) => skippedScheduleLine(s.name, s.problem!));
   return [...lines, ...problems];
 }

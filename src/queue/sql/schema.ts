@@ -3,6 +3,7 @@ import { DEFAULTS } from '../../config/defaults.js';
 import { CREATE_COUNTERS_TABLE_SQL } from '../../claim/sql/counters.js';
 import { CREATE_JOB_KEYS_TABLE_SQL } from './job-keys.js';
 import { CREATE_LANES_TABLE_SQL, insertLanesSql } from '../../claim/sql/lanes.js';
+import { createLimitsTableSql } from '../../claim/sql/limits.js';
 import { CREATE_PAUSED_KINDS_TABLE_SQL } from '../../claim/sql/pause.js';
 import { CREATE_SCHEDULES_TABLE_SQL } from './schedules.js';
 import type { QuotedIdentifier } from '../../config/identifiers.js';
@@ -228,6 +229,15 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE ${table}
         ADD COLUMN trace_context VARCHAR(${MAX_TRACE_CONTEXT_LENGTH}) CHARACTER SET ascii COLLATE ascii_bin NULL DEFAULT NULL,
         COMMENT = '${schemaComment(13)}'`,
+  },
+  {
+    version: 14,
+    description: 'limits on kinds',
+    // A table of its own, shared by every queue of the database like jobq_paused_kinds: a limit
+    // is a row, read by every claim turn (claim/sql/limits.ts).
+    sql: (table, server) => `
+      ${createLimitsTableSql(server)};
+      ALTER TABLE ${table} COMMENT = '${schemaComment(14)}'`,
   },
 ];
 

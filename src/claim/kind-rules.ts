@@ -1,0 +1,67 @@
+import type { ClaimScope } from './sql/claim.js';
+import type { ClaimOptions } from './types.js';
+
+/**
+ * The queue's rules on kinds as a claim loop last saw them: paused kinds, which no claim takes,
+ * and limited ones, which claims take only under their limit (sql/limits.ts, limited-claims.ts).
+ * A turn that refreshes the view reads them in its first round trip, and claims no job of a kind
+ * paused or limited by then outside those rules; the view shapes the candidate reads of the turns
+ * that follow, which leave such kinds out (by reading kind by kind: `present` holds the kinds that
+ * have jobs, read alongside while any kind is paused or limited).
+ */
+export interface KindRules {
+  /** The queue's name (the table's). */
+  queue: string;
+  paused: readonly string[];
+  limited: readonly string[];
+  present?: readonly string[];
+  /** Read the rules again in this turn; without it the turn goes by the view as it is. */
+  refresh?: boolean;
+}
+
+/** No rule seen yet: a loop's view before its first turn. */
+export const noKindRules = (queue: string): KindRules => ({ queue, paused: [], limited: [] });
+
+/** Whether claims of the whole queue must read kind by kind, leaving some out. */
+export const readsKindByKind = (rules: KindRules) => rules.paused.length > 0 || rules.limited.length > 0;
+
+/** The view a turn leaves for the next: the rules it read, and the kinds present if it read those. */
+export function kindRulesSeen(queue: string, pausedRows: unknown, limitedRows: unknown, presentRows: unknown): KindRules {
+  const kinds = (rows: unknown) => (rows as Array<{ kind: string }>).map((row) => row.kind);
+  return { queue, paused: kinds(pausedRows), limited: kinds(limitedRows), ...(presentRows !== undefined && { present: kinds(presentRows) }) };
+}
+
+/**
+ * The locked jobs a claim may keep: none of a paused kind, and none of a limited kind but those
+ * its limit let through (`underLimit`, by id).
+ */
+export function withinKindRules<T extends { id: number; kind: string | null }>(jobs: readonly T[], rules: KindRules, underLimit: ReadonlySet<number>): T[] {
+  if (!readsKindByKind(rules)) return [...jobs];
+  const held = new Set([...rules.paused, ...rules.limited]);
+  return jobs.filter((job) => job.kind === null || !held.has(job.kind) || underLimit.has(job.id));
+}
+
+/**
+ * What the claim may read apart from its limited kinds, given the rules it saw: its own kinds less
+ * the paused and limited ones (undefined when none is left: nothing to read), or, for a claim of
+ * the whole queue while some kinds are paused or limited, the kinds present less those, and the
+ * jobs without a kind.
+ */
+export function claimScope(options: ClaimOptions, rules: KindRules | undefined): ClaimScope | undefined {
+  const held = new Set([...(rules?.paused ?? []), ...(rules?.limited ?? [])]);
+  const own = options.kinds ?? [];
+  if (own.length > 0) {
+    const kinds = own.filter((kind) => !held.has(kind));
+    return kinds.length === 0 ? undefined : { kinds };
+  }
+  if (held.size === 0 || rules?.present === undefined) return {};
+  return { kinds: rules.present.filter((kind) => !held.has(kind)), withoutKind: true };
+}
+
+/** The limited kinds the claim may take jobs of (under their limits): of its own kinds, or of any for a claim of the whole queue; none paused. */
+export function limitedKinds(options: ClaimOptions, rules: KindRules | undefined): string[] {
+  if (rules === undefined || rules.limited.length === 0) return [];
+  const paused = new Set(rules.paused);
+  const own = options.kinds;
+  return rules.limited.filter((kind) => !paused.has(kind) && (own === undefined || own.length === 0 || own.includes(kind)));
+}

@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+import { queueForTests } from './helpers/queue-fixtures.js';
+import { runCli, startCli } from './helpers/run-cli.js';
+import { waitUntil } from './helpers/wait.js';
+
+// A limit on a kind holds for every worker process at once: the handlers' own start and end
+// times, by the server's clock, never show more of the kind running than the limit.
+
+const HANDLER = fileURLToPath(new URL('../../test/fixtures/timed-runs-handler.mjs', import.meta.url));
+const context = queueForTests();
+
+interface Run {
+  job_id: number;
+  kind: string;
+  pid: number;
+  started: string;
+  ended: string | null;
+}
+
+const runsOf = (kind: string) => context.db.rows<Run>('SELECT job_id, kind, pid, started, ended FROM runs WHERE kind = ? ORDER BY started', [kind]);
+
+/** The most runs in progress at any one instant: a sweep over starts and ends, an end first where one meets a start. */
+function mostAtOnce(runs: readonly Run[]): number {
+  const events = runs.flatMap((run) => [
+    { at: run.started, step: 1 },
+    { at: run.ended ?? '9999', step: -1 },
+  ]);
+  events.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.step - b.step));
+  let now = 0;
+  let most = 0;
+  for (const { step } of events) most = Math.max(most, (now += step));
+  return most;
+}
+
+const work = (args: string[] = [], env: Record<string, string> = {}) =>
+  startCli(['work', '--handler', HANDLER, '--concurrency', '10', '--database-url', context.db.url, ...args], { JOBQ_DATABASE_URL: context.db.url, ...env });
+
+test('4 worker processes at concurrency 10, 150 jobs of a kind limited to 3: never more than 3 of it at once, the limit reached, every job once; another kind runs beside it unheld', async () => {
+  const { queue, db } = context;
+  await db.admin.query('CREATE TABLE runs (run BIGINT AUTO_INCREMENT PRIMARY KEY, job_id BIGINT NOT NULL, kind VARCHAR(64) NOT NULL, pid INT NOT NULL, started TIMESTAMP(6) NOT NULL, ended TIMESTAMP(6) NULL)');
+  const set = await runCli(['limit', 'set', '--kind', 'pdf', '--concurrency', '3', '--database-url', db.url]);
+  assert.equal(set.stdout, 'kind "pdf": at most 3 running at once\n', set.stderr);
+  await queue.enqueueMany([...Array.from({ length: 150 }, (_, n) => ({ kind: 'pdf', payload: { n } })), ...Array.from({ length: 150 }, (_, n) => ({ kind: 'email', payload: { n } }))]);
+
+  const workers = Array.from({ length: 4 }, () => work(['--once']));
+  for (const { done } of workers) assert.equal((await done).code, 0);
+
+  const pdf = await runsOf('pdf');
+  assert.equal(new Set(pdf.map((run) => Number(run.job_id))).size, 150, 'every pdf job ran');
+  assert.equal(pdf.length, 150, 'none ran twice');
+  assert.equal(mostAtOnce(pdf), 3, 'the limit held and was reached');
+  assert.ok(new Set(pdf.map((run) => run.pid)).size > 1, 'the limited kind ran in several processes');
+  assert.ok(mostAtOnce(await runsOf('email')) > 3, 'the other kind was not held to the limit');
+  assert.deepEqual(await queue.limits(), [{ kind: 'pdf', concurrency: 3, running: 0 }]);
+});
+
+test('a worker killed with SIGKILL holding limited jobs: the others take its slots only once its leases have run out', async () => {
+  const { queue, db } = context;
+  await db.admin.query('DELETE FROM runs');
+  await queue.enqueueMany(Array.from({ length: 20 }, () => ({ kind: 'pdf' })));
+  const hung = work(['--lease', '2'], { RUN_MS: '600000' });
+  await waitUntil(async () => (await runsOf('pdf')).length === 3, 'the first worker runs 3 jobs');
+  hung.kill('SIGKILL');
+  await hung.done;
+  const leases = await db.rows<{ id: number; leaseEnd: string }>("SELECT id, run_after AS leaseEnd FROM jobs WHERE kind = 'pdf' AND status = 'claimed'");
+  const [{ now }] = await db.rows<{ now: string }>('SELECT NOW(6) AS now');
+  assert.equal(leases.length, 3);
+  assert.ok(leases.every(({ leaseEnd }) => leaseEnd > now), `the killed worker's leases are still running (${JSON.stringify(leases)} at ${now})`);
+
+  const other = work(['--once']);
+  assert.equal((await other.done).code, 0);
+  const runs = await runsOf('pdf');
+  const after = runs.filter((run) => run.pid !== hung.pid);
+  assert.equal(new Set(after.map((run) => run.job_id)).size, 20, "the other worker ran every job, the killed worker's 3 again");
+  // The killed worker's runs count until their leases end: with them, never more than 3 at once.
+  const killed = runs.filter((run) => run.pid === hung.pid).map((run) => ({ ...run, ended: leases.find((lease) => Number(lease.id) === Number(run.job_id))!.leaseEnd }));
+  assert.equal(mostAtOnce([...killed, ...after]), 3, `no run took a slot before a lease ended: ${JSON.stringify(leases)}, first runs ${after.slice(0, 3).map((run) => run.started)}`);
+});
+
+test('a limit changed while workers run takes hold within a second; removed, it is lifted', async () => {
+  const { queue, db } = context;
+  await db.admin.query('DELETE FROM runs');
+  await queue.setLimit('pdf', { concurrency: 2 });
+  await queue.enqueueMany(Array.from({ length: 2000 }, () => ({ kind: 'pdf' })));
+  const worker = work([], { RUN_MS: '100' });
+  try {
+    await waitUntil(async () => (await runsOf('pdf')).length >= 20, 'runs under the first limit');
+    const [{ changedAt }] = await db.rows<{ changedAt: string }>('SELECT NOW(6) AS changedAt');
+    await queue.setLimit('pdf', { concurrency: 6 });
+    await waitUntil(async () => mostAtOnce((await runsOf('pdf')).filter((run) => run.started >= changedAt)) === 6, 'six at once under the new limit', { timeoutMs: 10_000 });
+    const before = (await runsOf('pdf')).filter((run) => run.started < changedAt);
+    assert.equal(mostAtOnce(before), 2, 'two at once before the change');
+    const firstOfSix = await db.rows<{ late: number }>(
+      'SELECT TIMESTAMPDIFF(MICROSECOND, ?, MIN(started)) / 1e6 AS late FROM runs r WHERE started >= ? AND (SELECT COUNT(*) FROM runs o WHERE o.started <= r.started AND (o.ended IS NULL OR o.ended > r.started)) >= 3',
+      [changedAt, changedAt],
+    );
+    assert.ok(Number(firstOfSix[0]!.late) < 1, `more than two ran at once ${firstOfSix[0]!.late} s after the change`);
+    assert.equal(await queue.removeLimit('pdf'), true);
+    const [{ removedAt }] = await db.rows<{ removedAt: string }>('SELECT NOW(6) AS removedAt');
+    await waitUntil(async () => mostAtOnce((await runsOf('pdf')).filter((run) => run.started >= removedAt)) > 6, 'more than six at once without a limit', { timeoutMs: 10_000 });
+  } finally {
+    worker.kill('SIGTERM');
+    await worker.done;
+  }
+});
+
+test('bad limits: one line, exit code 2, nothing changed', async () => {
+  const { queue, db } = context;
+  await queue.setLimit('report', { concurrency: 4 });
+  const before = await queue.limits();
+  const cases: Array<[string[], RegExp]> = [
+    [['--kind', 'report', '--concurrency', '0'], /^error: option '--concurrency <n>' argument '0' is invalid\. expected a whole number from 1 to 1000000, got "0"\./],
+    [['--kind', 'report', '--concurrency', '-3'], /argument '-3' is invalid/],
+    [['--kind', 'report', '--concurrency', 'ten'], /argument 'ten' is invalid/],
+    [['--kind', 'report', '--concurrency', '2.5'], /argument '2\.5' is invalid/],
+    [['--kind', 'k'.repeat(65), '--concurrency', '2'], /^jobq: kind must be a string of 1-64 characters/],
+    [['--kind', 'report'], /^error: required option '--concurrency <n>' not specified/],
+  ];
+  for (const [args, stderr] of cases) {
+    const result = await runCli(['limit', 'set', ...args, '--database-url', db.url]);
+    assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+    assert.match(result.stderr, stderr);
+    assert.ok(result.stderr.trimEnd().split('\n').length <= 2, result.stderr);
+  }
+  await assert.rejects(queue.setLimit('report', { concurrency: 0 }), /^JobqError: concurrency must be a whole number from 1 to 1000000, not 0$/);
+  await assert.rejects(queue.setLimit('report', { concurency: 2 } as never), /unknown limit "concurency"; a limit may have concurrency/);
+  assert.deepEqual(await queue.limits(), before);
+});
