@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../db/database.js';
 import type { CandidateSource } from '../db/replica.js';
 import { claimTurn, settleTurn } from './turn.js';
@@ -183,7 +182,7 @@ export class ClaimLoop {
         const { claim } = turn;
         const light = claim.jobs.length > 0 && claim.jobs.length < reserved / 4;
         const pause = Math.max(turn.waitedForLane === true ? (this.settings.pauseWhenLanesBusyMs ?? 0) : 0, light ? (this.settings.pauseAfterLightClaimMs ?? 0) : 0);
-        if (pause > 0) await sleep(pause, undefined, { signal }).catch(() => undefined);
+        if (pause > 0) await this.pauseClaims(pause, signal);
         if (claim.jobs.length > 0) idle.reset();
         // Candidates that were all taken mean work exists: try again at once. None at all: back off.
         else await idle.wait(claim.candidates > 0, signal);
@@ -344,6 +343,19 @@ export class ClaimLoop {
       entry.renewedAt = now;
     }
     return settles;
+  }
+
+  /**
+   * Claims nothing for `ms`, settling outcomes as they come due meanwhile: a job that finishes
+   * during the pause is not held claimed until it ends (it would hold a slot of its kind's limit).
+   */
+  private async pauseClaims(ms: number, signal: AbortSignal): Promise<void> {
+    const until = performance.now() + ms;
+    for (let now = performance.now(); now < until && !signal.aborted; now = performance.now()) {
+      const settleAt = this.firstOutcomeAt === undefined ? until : this.firstOutcomeAt + SETTLE_WITHIN_MS;
+      await this.sleep(Math.max(0, Math.min(until, settleAt) - now));
+      if (this.settleDue()) await this.settleOnly();
+    }
   }
 
   private sleep(ms: number): Promise<void> {
