@@ -60,8 +60,8 @@ export interface JobSink {
 }
 
 // A loop reads the rules on kinds afresh at most this often, in the turn that comes next: a pause
-// takes hold within this plus one turn. Reading them in every turn of a drain cost the server a
-// statement per 200 jobs for nothing.
+// or a limit takes hold within this plus one turn. Reading them in every turn of a drain cost the
+// server a statement per 200 jobs for nothing.
 const RULES_READ_EVERY_MS = 100;
 
 // A loop adds its counts to the running totals with the COMMIT of a turn at most this often, and
@@ -88,7 +88,7 @@ export class ClaimLoop {
   private wakeUp: (() => void) | undefined;
   /** The last claim turn found no candidates at all. */
   private foundNothing = false;
-  /** Paused kinds as the last turn that read them saw them, and when that was. */
+  /** The rules on kinds as the last turn that read them saw them, and when that was. */
   private rules: KindRules;
   private rulesReadAt = -Infinity;
   /** Counts of settled jobs and claims not yet added to the running totals, and when they last were. */
