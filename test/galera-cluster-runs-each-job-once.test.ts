@@ -6,6 +6,7 @@ import { clusterQueues, queueContract } from './helpers/queue-contract.js';
 import { prefill } from './helpers/queue-fixtures.js';
 import { duplicates, parseClaimLines, runCli, startCli, type CliResult } from './helpers/run-cli.js';
 import { ON_MARIADB } from './helpers/test-database.js';
+import { CREATE_RUNS_TABLE_SQL, mostAtOnce, type Run } from './helpers/timed-runs.js';
 
 // Galera's row locks are local to a node: two nodes can claim the same job, and the one that
 // commits second loses certification (1213 at COMMIT). These tests run jobq with its processes
@@ -14,6 +15,7 @@ import { ON_MARIADB } from './helpers/test-database.js';
 const cluster = LocalCluster.galera();
 let unavailable: string | undefined;
 const NOOP_HANDLER = fileURLToPath(new URL('../../scripts/bench/noop-handler.mjs', import.meta.url));
+const TIMED_RUNS_HANDLER = fileURLToPath(new URL('../../test/fixtures/timed-runs-handler.mjs', import.meta.url));
 /** Conflicts as the nodes count them: write sets that failed certification, and local transactions aborted for a replicated one. */
 const CONFLICT_COUNTERS = ['wsrep_local_cert_failures', 'wsrep_local_bf_aborts', 'Innodb_deadlocks'];
 
@@ -111,6 +113,35 @@ test('jobq work on nodes 2 and 3 at once drains jobs enqueued on node 1: each ha
 });
 
 queueContract('a 3-node Galera cluster', { unavailable: () => unavailable, freshQueue: clusterQueues(cluster) });
+
+test('a kind limited to 3, jobq work on nodes 1 and 2 at concurrency 10: never more than 3 of it at once across the nodes, every job once', async (t) => {
+  if (skipped(t)) return;
+  const database = 'galera_limit';
+  const node = (n: number) => cluster.url(database, [n]);
+  assert.equal((await runCli(['setup-tables', '--database-url', node(1)])).code, 0);
+  assert.equal((await runCli(['limit', 'set', '--kind', 'pdf', '--concurrency', '3', '--database-url', node(1)])).code, 0);
+  const admin = await cluster.connect(1, database);
+  try {
+    // Reads on this node wait until it has applied what the others committed before.
+    await admin.query('SET SESSION wsrep_sync_wait = 1');
+    await admin.query(CREATE_RUNS_TABLE_SQL);
+    const enqueued = await runCli(['enqueue', '--stdin', '--database-url', node(1)], {}, '{"kind": "pdf"}\n'.repeat(90));
+    assert.equal(enqueued.code, 0, enqueued.stderr);
+    const workers = [1, 2].map((n) => startCli(['work', '--handler', TIMED_RUNS_HANDLER, '--concurrency', '10', '--once', '--database-url', node(n)], { JOBQ_DATABASE_URL: node(n) }));
+    for (const { done } of workers) {
+      const { code, stderr } = await done;
+      assert.equal(code, 0, stderr);
+    }
+    const [rows] = await admin.query('SELECT job_id, kind, pid, DATE_FORMAT(started, "%Y-%m-%d %H:%i:%s.%f") AS started, DATE_FORMAT(ended, "%Y-%m-%d %H:%i:%s.%f") AS ended FROM runs');
+    const runs = rows as Run[];
+    assert.equal(new Set(runs.map((run) => Number(run.job_id))).size, 90, 'every job ran');
+    assert.equal(runs.length, 90, 'none ran twice');
+    assert.ok(mostAtOnce(runs) <= 3, `never more than 3 at once across the nodes: ${mostAtOnce(runs)}`);
+    assert.equal(new Set(runs.map((run) => run.pid)).size, 2, 'both nodes ran some');
+  } finally {
+    await admin.end();
+  }
+});
 
 test('one node killed with SIGKILL mid-run: its processes move to the others, nothing is lost or done twice', async (t) => {
   if (skipped(t)) return;

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { queueForTests } from './helpers/queue-fixtures.js';
 import { runCli, startCli } from './helpers/run-cli.js';
+import { CREATE_RUNS_TABLE_SQL, mostAtOnce, type Run } from './helpers/timed-runs.js';
 import { waitUntil } from './helpers/wait.js';
 
 // A limit on a kind holds for every worker process at once: the handlers' own start and end
@@ -11,35 +12,14 @@ import { waitUntil } from './helpers/wait.js';
 const HANDLER = fileURLToPath(new URL('../../test/fixtures/timed-runs-handler.mjs', import.meta.url));
 const context = queueForTests();
 
-interface Run {
-  job_id: number;
-  kind: string;
-  pid: number;
-  started: string;
-  ended: string | null;
-}
-
 const runsOf = (kind: string) => context.db.rows<Run>('SELECT job_id, kind, pid, started, ended FROM runs WHERE kind = ? ORDER BY started', [kind]);
-
-/** The most runs in progress at any one instant: a sweep over starts and ends, an end first where one meets a start. */
-function mostAtOnce(runs: readonly Run[]): number {
-  const events = runs.flatMap((run) => [
-    { at: run.started, step: 1 },
-    { at: run.ended ?? '9999', step: -1 },
-  ]);
-  events.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.step - b.step));
-  let now = 0;
-  let most = 0;
-  for (const { step } of events) most = Math.max(most, (now += step));
-  return most;
-}
 
 const work = (args: string[] = [], env: Record<string, string> = {}) =>
   startCli(['work', '--handler', HANDLER, '--concurrency', '10', '--database-url', context.db.url, ...args], { JOBQ_DATABASE_URL: context.db.url, ...env });
 
 test('4 worker processes at concurrency 10, 150 jobs of a kind limited to 3: never more than 3 of it at once, the limit reached, every job once; another kind runs beside it unheld', async () => {
   const { queue, db } = context;
-  await db.admin.query('CREATE TABLE runs (run BIGINT AUTO_INCREMENT PRIMARY KEY, job_id BIGINT NOT NULL, kind VARCHAR(64) NOT NULL, pid INT NOT NULL, started TIMESTAMP(6) NOT NULL, ended TIMESTAMP(6) NULL)');
+  await db.admin.query(CREATE_RUNS_TABLE_SQL);
   const set = await runCli(['limit', 'set', '--kind', 'pdf', '--concurrency', '3', '--database-url', db.url]);
   assert.equal(set.stdout, 'kind "pdf": at most 3 running at once\n', set.stderr);
   await queue.enqueueMany([...Array.from({ length: 150 }, (_, n) => ({ kind: 'pdf', payload: { n } })), ...Array.from({ length: 150 }, (_, n) => ({ kind: 'email', payload: { n } }))]);
