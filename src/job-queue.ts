@@ -360,8 +360,8 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
 
   /** Counts per status and per kind (zeros included), paused kinds, the longest wait and claimed jobs per owner. */
   async stats(): Promise<QueueStats> {
-    const [pausedKinds, schedules] = [await this.pausedKinds(), await this.schedules()];
-    return this.described(() => readQueueStats(this.db, { name: this.table, quoted: this.quotedTable }, { pausedKinds, schedules }));
+    const [pausedKinds, schedules, limits] = [await this.pausedKinds(), await this.schedules(), await this.limits()];
+    return this.described(() => readQueueStats(this.db, { name: this.table, quoted: this.quotedTable }, { pausedKinds, schedules, limits }));
   }
 
   /** The server's version, default isolation level and binary log format. */

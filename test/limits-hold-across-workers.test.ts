@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
+import { QueueMetrics } from '../src/dashboard/metrics.js';
 import { queueForTests } from './helpers/queue-fixtures.js';
 import { runCli, startCli } from './helpers/run-cli.js';
 import { CREATE_RUNS_TABLE_SQL, mostAtOnce, type Run } from './helpers/timed-runs.js';
@@ -48,6 +49,15 @@ test('a worker killed with SIGKILL holding limited jobs: the others take its slo
   const [{ now }] = await db.rows<{ now: string }>('SELECT NOW(6) AS now');
   assert.equal(leases.length, 3);
   assert.ok(leases.every(({ leaseEnd }) => leaseEnd > now), `the killed worker's leases are still running (${JSON.stringify(leases)} at ${now})`);
+  // Where a user looks: stats, its text and /metrics show the limit reached and the jobs it holds back.
+  const pdfStats = (await queue.stats()).byKind.find((entry) => entry.kind === 'pdf');
+  assert.deepEqual(pdfStats?.limit, { concurrency: 3, running: 3, heldBack: 17 });
+  const text = (await runCli(['stats', '--database-url', db.url])).stdout;
+  assert.match(text, /^\| kind +\| waiting \| delayed \| running \|  failed \|    done \|  paused \|   limit \|$/m);
+  assert.match(text, /^\| pdf +\|      17 \|       0 \|       3 \|       0 \|       0 \|         \|       3 \|$/m);
+  const metrics = await new QueueMetrics(queue).render();
+  assert.match(metrics, /^jobq_limit_concurrency\{kind="pdf"\} 3$/m);
+  assert.match(metrics, /^jobq_limit_held_back\{kind="pdf"\} 17$/m);
 
   const other = work(['--once']);
   assert.equal((await other.done).code, 0);

@@ -112,7 +112,7 @@ export function statsLines(stats: QueueStats, context: StatsContext): string[] {
   );
   // Kinds with nothing in the table now, paused or scheduled are left out (the --json keeps them:
   // they may have running totals).
-  const kinds = stats.byKind.filter((entry) => entry.paused || entry.nextScheduledAt !== null || Object.values(entry.counts).some((n) => n > 0));
+  const kinds = stats.byKind.filter((entry) => entry.paused || entry.limit !== null || entry.nextScheduledAt !== null || Object.values(entry.counts).some((n) => n > 0));
   const kindWidth = Math.max(6, ...kinds.map(({ kind }) => (kind ?? '(none)').length));
   const lines = [
     paint.bold(`table ${stats.table} in ${context.where}`),
@@ -122,13 +122,16 @@ export function statsLines(stats: QueueStats, context: StatsContext): string[] {
   ];
   if (context.completedPerSecond !== null) lines.push(`completed: ${Math.round(context.completedPerSecond)} jobs/s since the last reading`);
   if (kinds.length > 0) {
-    const columns = ['waiting', 'delayed', 'running', 'failed', 'done', 'paused'];
+    // The limit column only when a kind has one: `3` at most running at once.
+    const limited = kinds.some((entry) => entry.limit !== null);
+    const columns = ['waiting', 'delayed', 'running', 'failed', 'done', 'paused', ...(limited ? ['limit'] : [])];
     const scheduled = kinds.some((entry) => entry.nextScheduledAt !== null);
     const nextTick = (at: Date | null) => (scheduled ? ` ${(at?.toISOString() ?? '').padEnd(24)} |` : '');
     lines.push(`| ${'kind'.padEnd(kindWidth)} | ${columns.map((column) => column.padStart(7)).join(' | ')} |${scheduled ? ` ${'next schedule (UTC)'.padEnd(24)} |` : ''}`);
-    for (const { kind, counts, delayed, paused, nextScheduledAt } of kinds) {
+    for (const { kind, counts, delayed, paused, limit, nextScheduledAt } of kinds) {
       const cells = [counts.unclaimed - delayed, delayed, counts.claimed, counts.failed, counts.done].map((n) => String(n).padStart(7));
-      lines.push(`| ${(kind ?? '(none)').padEnd(kindWidth)} | ${[...cells, (paused ? 'yes' : '').padStart(7)].join(' | ')} |${nextTick(nextScheduledAt)}`);
+      const flags = [paused ? 'yes' : '', ...(limited ? [limit === null ? '' : String(limit.concurrency)] : [])].map((cell) => cell.padStart(7));
+      lines.push(`| ${(kind ?? '(none)').padEnd(kindWidth)} | ${[...cells, ...flags].join(' | ')} |${nextTick(nextScheduledAt)}`);
     }
   }
   for (const { name, reason } of stats.skippedSchedules) lines.push(paint.yellow(skippedScheduleLine(name, reason)));

@@ -25,6 +25,8 @@ export class QueueMetrics {
   private readonly retried = this.counter('jobq_jobs_retried_total', 'Handler failures sent back for another attempt', ['kind']);
   private readonly claims = this.counter('jobq_claims_total', 'Claims by every worker', []);
   private readonly emptyClaims = this.counter('jobq_empty_claims_total', 'Claims that found candidates but locked none (another worker was faster)', []);
+  private readonly limitConcurrency = this.gauge('jobq_limit_concurrency', "A kind's limit: most of its jobs running at once", ['kind']);
+  private readonly limitHeldBack = this.gauge('jobq_limit_held_back', 'Due jobs of a kind its limit holds back now', ['kind']);
   private readonly skippedSchedules = this.gauge('jobq_schedules_skipped', 'Schedules the workers skip: their cron or time zone cannot be read (jobq schedule list says why)', []);
 
   constructor(private readonly queue: JobQueue) {}
@@ -34,8 +36,12 @@ export class QueueMetrics {
     const stats = await this.queue.stats();
     const waiting = await this.queue.oldestWaitingByKind();
     this.registry.resetMetrics();
-    for (const { kind, counts, totals } of stats.byKind) {
+    for (const { kind, counts, totals, limit } of stats.byKind) {
       const label = kind ?? NO_KIND;
+      if (limit !== null) {
+        this.limitConcurrency.set({ kind: label }, limit.concurrency);
+        this.limitHeldBack.set({ kind: label }, limit.heldBack);
+      }
       for (const status of JOB_STATUSES) this.jobs.set({ status, kind: label }, counts[status]);
       this.completed.inc({ kind: label }, totals.completed);
       this.failed.inc({ kind: label }, totals.failed);

@@ -1,4 +1,5 @@
 import type { QuotedIdentifier } from '../config/identifiers.js';
+import type { KindLimitStatus } from './limits.js';
 import type { Database } from '../db/database.js';
 import { readGaleraNode } from '../db/galera.js';
 import * as countersSql from '../claim/sql/counters.js';
@@ -10,12 +11,12 @@ import { JOB_STATUSES, type JobStatus, type QueueStats, type ServerInfo } from '
 const noTotals = () => ({ completed: 0, failed: 0, retried: 0 });
 
 /** Counts per status and per kind (zeros included), paused kinds, the longest wait and claimed jobs per owner. */
-export async function readQueueStats(db: Database, table: { name: string; quoted: QuotedIdentifier }, seen: { pausedKinds: string[]; schedules: Schedule[] }): Promise<QueueStats> {
+export async function readQueueStats(db: Database, table: { name: string; quoted: QuotedIdentifier }, seen: { pausedKinds: string[]; schedules: Schedule[]; limits: KindLimitStatus[] }): Promise<QueueStats> {
   const zero = () => Object.fromEntries(JOB_STATUSES.map((status) => [status, 0])) as Record<JobStatus, number>;
   const rows = await db.query<Array<{ scope: 'all' | 'kind'; kind: string | null; status: JobStatus; count: number; due: number | null }>>(
     statsSql.COUNT_BY_STATUS_AND_KIND_SQL(table.quoted),
   );
-  const { pausedKinds, schedules } = seen;
+  const { pausedKinds, schedules, limits } = seen;
   const totalRows = await db.query<Array<{ kind: string; completed: string; failed: string; retried: string; claims: string; empty_claims: string }>>(
     countersSql.TOTALS_BY_KIND_SQL,
     [table.name],
@@ -33,7 +34,7 @@ export async function readQueueStats(db: Database, table: { name: string; quoted
   }
   const counts = zero();
   const withoutKind = { counts: zero(), delayed: 0 };
-  const known = [...pausedKinds, ...nextTicks.keys(), ...[...totals.keys()].filter((kind) => kind !== '')];
+  const known = [...pausedKinds, ...limits.map((limit) => limit.kind), ...nextTicks.keys(), ...[...totals.keys()].filter((kind) => kind !== '')];
   const byKind = new Map<string, { counts: Record<JobStatus, number>; delayed: number }>(known.map((kind) => [kind, { counts: zero(), delayed: 0 }]));
   for (const row of rows) {
     const count = Number(row.count);
@@ -52,11 +53,17 @@ export async function readQueueStats(db: Database, table: { name: string; quoted
     }
   }
   const paused = new Set(pausedKinds);
+  const limitOf = (kind: string, entry: { counts: Record<JobStatus, number>; delayed: number }): QueueStats['byKind'][number]['limit'] => {
+    const limit = limits.find((candidate) => candidate.kind === kind);
+    if (limit === undefined) return null;
+    const room = Math.max(0, limit.concurrency - limit.running);
+    return { concurrency: limit.concurrency, running: limit.running, heldBack: Math.max(0, entry.counts.unclaimed - entry.delayed - room) };
+  };
   const kinds: QueueStats['byKind'] = [...byKind]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([kind, entry]) => ({ kind, ...entry, paused: paused.has(kind), nextScheduledAt: nextTicks.get(kind) ?? null, totals: totals.get(kind) ?? noTotals() }));
+    .map(([kind, entry]) => ({ kind, ...entry, paused: paused.has(kind), limit: limitOf(kind, entry), nextScheduledAt: nextTicks.get(kind) ?? null, totals: totals.get(kind) ?? noTotals() }));
   if (Object.values(withoutKind.counts).some((n) => n > 0) || totals.has('')) {
-    kinds.unshift({ kind: null, ...withoutKind, paused: false, nextScheduledAt: null, totals: totals.get('') ?? noTotals() });
+    kinds.unshift({ kind: null, ...withoutKind, paused: false, limit: null, nextScheduledAt: null, totals: totals.get('') ?? noTotals() });
   }
   const [head] = await db.query<Array<{ age_us: number | null; max_id: number | null }>>(statsSql.HEAD_AGE_AND_MAX_ID_SQL(table.quoted));
   const owners = await db.query<Array<{ owner_id: number; count: number; expired: number; lease_left_us: number }>>(statsSql.CLAIMED_BY_OWNER_SQL(table.quoted));

@@ -109,6 +109,11 @@ export interface QueueStats {
     counts: Record<JobStatus, number>;
     delayed: number;
     paused: boolean;
+    /**
+     * The kind's limit (`setLimit`): most running at once, running now, and the due jobs it holds
+     * back now (waiting beyond the room it leaves); null without one.
+     */
+    limit: { concurrency: number; running: number; heldBack: number } | null;
     nextScheduledAt: Date | null;
     /** Jobs completed, failed for good and retried since the queue was made, deleted ones included. */
     totals: { completed: number; failed: number; retried: number };
