@@ -21,7 +21,8 @@ export interface ContractTopology {
 /**
  * The queue contract, the same on every topology: claims are exclusive, a settle counts only
  * with its claim's token, a lease that runs out hands the jobs on with the attempt counted,
- * attempts end in `failed`, a paused kind waits, the most urgent priority goes first.
+ * attempts end in `failed`, a paused kind waits, a limited kind never runs past its limit, the
+ * most urgent priority goes first.
  */
 export function queueContract(name: string, topology: ContractTopology): void {
   const contract = (what: string, body: (urls: string[]) => Promise<void>) =>
@@ -94,6 +95,38 @@ export function queueContract(name: string, topology: ContractTopology): void {
       let resumed: Claim | undefined;
       await waitUntil(async () => ((resumed = await queue!.claim({ batchSize: 10 })), resumed.jobs.length > 0), 'the resumed kind is claimed');
       assert.deepEqual(resumed!.jobs.map((job) => job.kind), ['paused', 'paused']);
+    });
+  });
+
+  contract('a kind limited to 3: 4 claimers over 120 of its jobs never hold more than 3 at once, each job once', async (urls) => {
+    await withQueues(urls, 4, async (queues) => {
+      await queues[0]!.setLimit('capped', { concurrency: 3 });
+      await queues[0]!.enqueueMany(Array.from({ length: 120 }, () => ({ kind: 'capped' })));
+      // Held from a claim's return to its completion's start: inside what the server counts as running.
+      let held = 0;
+      let most = 0;
+      const claimed: number[] = [];
+      await Promise.all(
+        queues.map(async (queue) => {
+          for (;;) {
+            const claim = await queue.claim({ batchSize: 5 });
+            if (claim.jobs.length === 0) {
+              if (!(await queue.hasPendingWork())) return;
+              await new Promise((resolve) => setTimeout(resolve, 5));
+              continue;
+            }
+            held += claim.jobs.length;
+            most = Math.max(most, held);
+            claimed.push(...claim.jobs.map((job) => job.id));
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            held -= claim.jobs.length;
+            await queue.complete(claim);
+          }
+        }),
+      );
+      assert.deepEqual(duplicates(claimed), [], 'no job claimed twice');
+      assert.equal(new Set(claimed).size, 120, 'every job claimed');
+      assert.ok(most <= 3, `never more than 3 held at once: ${most}`);
     });
   });
 
