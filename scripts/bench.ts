@@ -42,6 +42,10 @@ import { quoteIdentifier, type QuotedIdentifier } from '../src/config/identifier
  *              work-cli, work-4-procs, start-processing-wall) and the enqueue() loop of the build at BENCH_AB_REF (a git
  *              ref) against this build's (BENCH_AB_ONLY: some of them, by name),
  *              taking turns over BENCH_ROUNDS; medians: what a change on the hot path costs.
+ *   limits     (not in the default set) a kind limited to 50 running at once, 4 `queue.work`
+ *              processes at concurrency 20, 50 ms handlers, BENCH_LIMITED_JOBS (default 20000)
+ *              jobs: against the ideal rate (50 / 0.05 s = 1,000 jobs/s), and the same drain
+ *              without the limit against its own ideal (80 / 0.05 s).
  *   partitions (not in the default set) the jobs table partitioned on id (HASH and KEY, into
  *              BENCH_PARTITIONS, default 8) against the unpartitioned one: start-processing
  *              drains with 10 and 16 consumers taking turns over BENCH_ROUNDS, the backlog
@@ -304,6 +308,31 @@ async function userDrain(scenario: string, jobs: number, processes: string[][], 
     ...delta(before, after, run.seconds),
     peakTreeRssMiB: Math.round(run.peakTreeMiB),
   };
+}
+
+const LIMITED_JOBS = Number(process.env.BENCH_LIMITED_JOBS ?? 20_000);
+const LIMIT = 50;
+const HANDLER_MS = 50;
+
+/** A drain of LIMITED_JOBS jobs of one kind by 4 workers at concurrency 20 with 50 ms handlers, under a limit of 50 and without one, each against its ideal rate. */
+async function limitedDrains(): Promise<Result[]> {
+  const results: Result[] = [];
+  for (const limit of [LIMIT, undefined]) {
+    const prefill = async () => {
+      const queue = await JobQueue.open({ url, createDatabase: true });
+      await queue.setup({ recreate: true, force: true });
+      // Limits outlive a recreated table (they are the queue's, in jobq_limits).
+      if (limit === undefined) await queue.removeLimit('limited');
+      else await queue.setLimit('limited', { concurrency: limit });
+      for (let done = 0; done < LIMITED_JOBS; done += 1000) await queue.enqueueMany(Array.from({ length: Math.min(1000, LIMITED_JOBS - done) }, () => ({ kind: 'limited' })));
+      await queue.close();
+    };
+    const processes = Array.from({ length: 4 }, () => [NODE_SCRIPT('work-drain.js'), '--concurrency', '20', '--handler-ms', String(HANDLER_MS)]);
+    const result = await userDrain(limit === undefined ? 'no limit, 4 x 20 handlers' : `limit ${limit}`, LIMITED_JOBS, processes, 80, prefill);
+    const ideal = ((limit ?? 80) * 1000) / HANDLER_MS;
+    results.push({ ...result, extra: { idealJobsPerSecond: ideal, toIdeal: Math.round((100 * result.jobsPerSecond) / ideal) / 100 } });
+  }
+  return results;
 }
 
 /**
@@ -728,6 +757,7 @@ try {
   if (SCENARIOS.includes('replica')) for (const result of await replicaCost()) log(result);
   for (const name of ['galera', 'group'] as const) if (SCENARIOS.includes(name)) for (const result of await clusterDrains(name)) log(result);
   if (SCENARIOS.includes('partitions')) for (const result of await partitionCost()) log(result);
+  if (SCENARIOS.includes('limits')) for (const result of await limitedDrains()) log(result);
   if (SCENARIOS.includes('demo')) {
     for (const k of CONSUMERS) log(await drain(k, JOBS));
     if (STEADY_SECONDS > 0) log(await steady());

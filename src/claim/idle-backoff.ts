@@ -1,5 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-
 // An idle consumer polls at 2, 4, 8 ... up to 20 ms: ten idle consumers cost the server about 500
 // cheap index dives a second (the article's spun at 31,000), and new work is still seen within
 // 20 ms. Any claim that finds work resets the wait.
@@ -14,11 +12,11 @@ export class IdleBackoff {
     this.nextMs = FIRST_WAIT_MS;
   }
 
-  /** Waits before the next poll (not at all after a contended claim); returns early on `signal`. */
-  async wait(contended: boolean, signal: AbortSignal): Promise<void> {
-    if (contended) return;
+  /** How long to wait before the next poll: not at all after a contended claim. */
+  next(contended: boolean): number {
+    if (contended) return 0;
     const ms = this.nextMs;
     this.nextMs = Math.min(this.nextMs * 2, MAX_WAIT_MS);
-    await sleep(ms, undefined, { signal }).catch(() => undefined);
+    return ms;
   }
 }
