@@ -154,7 +154,11 @@ async function withQueues(urls: string[], count: number, work: (queues: JobQueue
   }
 }
 
-/** A fresh queue on a cluster for each contract test: a database of its own, its URL starting at each node in turn. */
+/**
+ * A fresh queue on a cluster for each contract test: a database of its own, its URL starting at
+ * each node in turn, once every node has its table (a Group Replication member applies what
+ * another committed a little later: a CI run's claimer found no table there).
+ */
 export function clusterQueues(cluster: { url(database: string, nodes?: readonly number[]): string }): () => Promise<string[]> {
   let made = 0;
   return async () => {
@@ -165,6 +169,20 @@ export function clusterQueues(cluster: { url(database: string, nodes?: readonly 
     } finally {
       await queue.close();
     }
-    return [[1, 2, 3], [2, 3, 1], [3, 1, 2]].map((nodes) => cluster.url(database, nodes));
+    const urls = [[1, 2, 3], [2, 3, 1], [3, 1, 2]].map((nodes) => cluster.url(database, nodes));
+    for (const url of urls) {
+      await waitUntil(async () => {
+        const there = await JobQueue.open(url);
+        try {
+          await there.assertReady();
+          return true;
+        } catch {
+          return false;
+        } finally {
+          await there.close();
+        }
+      }, `the table is on the first node of ${url}`);
+    }
+    return urls;
   };
 }
