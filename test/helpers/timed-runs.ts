@@ -11,7 +11,7 @@ export interface Run {
 }
 
 export const CREATE_RUNS_TABLE_SQL =
-  'CREATE TABLE runs (run BIGINT AUTO_INCREMENT PRIMARY KEY, job_id BIGINT NOT NULL, kind VARCHAR(64) NOT NULL, pid INT NOT NULL, started TIMESTAMP(6) NOT NULL, ended TIMESTAMP(6) NULL)';
+  'CREATE TABLE IF NOT EXISTS runs (run BIGINT AUTO_INCREMENT PRIMARY KEY, job_id BIGINT NOT NULL, kind VARCHAR(64) NOT NULL, pid INT NOT NULL, started TIMESTAMP(6) NOT NULL, ended TIMESTAMP(6) NULL)';
 
 /** The most runs in progress at any one instant: a sweep over starts and ends, an end first where one meets a start; a run not ended counts to the end. */
 export function mostAtOnce(runs: readonly Run[]): number {
