@@ -1,9 +1,11 @@
 import type { Statement, Transaction } from '../db/transaction.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
 import { orderCandidates, type Candidate } from './candidate-order.js';
+import { limitedKinds, type KindRules } from './kind-rules.js';
 import * as claimSql from './sql/claim.js';
 import type { CandidateRow } from './sql/claim.js';
 import * as limitSql from './sql/limits.js';
+import type { ClaimOptions } from './types.js';
 
 /** The candidates a claim turn may take of its limited kinds, and how to mark their limits taken. */
 export interface UnderLimits {
@@ -15,14 +17,16 @@ export interface UnderLimits {
 const NONE: UnderLimits = { candidates: [], ids: new Set() };
 
 /**
- * Of the limited kinds a turn may take (kind-rules.ts, limitedKinds): locks the limit rows no
- * other claim holds and counts each kind's running jobs (one round trip), then reads up to the
- * room under each limit of the kind's due jobs, expired leases first, then by priority and age
- * (a second, only when there is room). At most `room` in all. The rows stay locked to the COMMIT.
+ * Of the limited kinds the claim may take under the rules it saw (kind-rules.ts, limitedKinds):
+ * locks the limit rows no other claim holds and counts each kind's running jobs (one round trip),
+ * then reads up to the room under each limit of the kind's due jobs, expired leases first, then by
+ * priority and age (a second, only when there is room). At most `room` in all. The rows stay
+ * locked to the COMMIT.
  */
-export async function candidatesUnderLimits(tx: Transaction, table: QuotedIdentifier, queue: string, kinds: readonly string[], room: number): Promise<UnderLimits> {
-  if (kinds.length === 0 || room <= 0) return NONE;
-  const [locked, counted] = (await tx.run([limitSql.LOCK_LIMITS_SQL, [queue, kinds]], [limitSql.COUNT_RUNNING_SQL(table), [kinds]])) as [
+export async function candidatesUnderLimits(tx: Transaction, table: QuotedIdentifier, claim: ClaimOptions, rules: KindRules | undefined, room: number): Promise<UnderLimits> {
+  const kinds = limitedKinds(claim, rules);
+  if (rules === undefined || kinds.length === 0 || room <= 0) return NONE;
+  const [locked, counted] = (await tx.run([limitSql.LOCK_LIMITS_SQL, [rules.queue, kinds]], [limitSql.COUNT_RUNNING_SQL(table), [kinds]])) as [
     Array<{ kind: string; concurrency: number }>,
     Array<{ kind: string; running: number }>,
   ];
@@ -42,7 +46,12 @@ export async function candidatesUnderLimits(tx: Transaction, table: QuotedIdenti
   return { candidates, ids: new Set(candidates.map((candidate) => candidate.id)) };
 }
 
-/** The write that marks the limit rows of the kinds a claim took jobs of (on Galera, what makes two nodes' claims conflict). */
-export function touchLimits(queue: string, kinds: ReadonlySet<string>): Statement[] {
-  return kinds.size === 0 ? [] : [[limitSql.TOUCH_LIMITS_SQL, [queue, [...kinds]]]];
+/**
+ * The write that marks the limit rows of the kinds a claim took jobs of under their limits, of the
+ * jobs it locked (on Galera, what makes two nodes' claims conflict).
+ */
+export function touchLimits(rules: KindRules | undefined, locked: ReadonlyArray<{ id: number; kind: string | null }>, underLimit: ReadonlySet<number>): Statement[] {
+  if (rules === undefined || underLimit.size === 0) return [];
+  const kinds = new Set(locked.filter((job) => underLimit.has(job.id)).map((job) => job.kind!));
+  return kinds.size === 0 ? [] : [[limitSql.TOUCH_LIMITS_SQL, [rules.queue, [...kinds]]]];
 }

@@ -5,7 +5,7 @@ import { checkClaimOptions } from './check-options.js';
 import { TurnCommit } from './commit.js';
 import { firstRoundTrip } from './first-round-trip.js';
 import { lockCandidates, markStatements } from './lock.js';
-import { claimScope, limitedKinds } from './kind-rules.js';
+import { claimScope } from './kind-rules.js';
 import { candidatesUnderLimits, touchLimits } from './limited-claims.js';
 import type { SettleRequest, SettleResult, TurnRequest, TurnResult } from './turn-request.js';
 import type { Claim, Settlement } from './types.js';
@@ -34,7 +34,7 @@ export async function claimTurn(db: Database, table: QuotedIdentifier, request: 
     let found = first.candidates ?? (await reader.ofLane(lane));
     if (found.length === 0 && lane !== undefined && lane.count > 1) found = await reader.stale();
     // Kinds with a limit are claimed apart, under it, ahead of the rest (limited-claims.ts).
-    const limited = await candidatesUnderLimits(tx, table, rules?.queue ?? '', limitedKinds(request.claim, rules), batchSize);
+    const limited = await candidatesUnderLimits(tx, table, request.claim, rules, batchSize);
     if (limited.candidates.length > 0) found = [...limited.candidates, ...found].slice(0, batchSize);
     const result = (claimCount: TurnResult['claimCount'], claim: Claim, settlement: Settlement): TurnResult => ({
       settlement,
@@ -51,8 +51,7 @@ export async function claimTurn(db: Database, table: QuotedIdentifier, request: 
     if (found.length === 0) return nothingClaimed('none', 0);
     const locked = await lockCandidates(tx, table, found, rules, limited.ids);
     if (locked.jobs.length === 0 && locked.exhausted.length === 0) return nothingClaimed(locked.candidates > 0 ? 'empty' : 'none', locked.candidates);
-    const limitsTaken = new Set(locked.jobs.filter((job) => limited.ids.has(job.id)).map((job) => job.kind!));
-    const writes = [...touchLimits(rules?.queue ?? '', limitsTaken), ...markStatements(table, locked, { ownerId, token, leaseMicroseconds })];
+    const writes = [...touchLimits(rules, locked.jobs, limited.ids), ...markStatements(table, locked, { ownerId, token, leaseMicroseconds })];
     const claim = { jobs: locked.jobs, failedIds: locked.exhausted, candidates: locked.candidates, writes };
     if (db.galera !== undefined && locked.jobs.length > 0) {
       // Galera's row locks are local to a node, and its certification does not catch every lost
