@@ -64,7 +64,7 @@ export async function setupTable(db: Database, table: { name: string; quoted: Qu
     dropped = Number((await db.query<Array<{ count: number }>>(COUNT_ROWS_SQL(table.quoted)))[0]?.count ?? 0);
     if (dropped > 0 && !options.force) {
       throw new JobqError(
-        `table ${JSON.stringify(table.name)} holds ${dropped} row${dropped === 1 ? '' : 's'} that --recreate would delete; add --force to drop them anyway`,
+        `table ${JSON.stringify(table.name)} holds ${dropped} row${dropped === 1 ? '' : 's'} that --recreate would delete; add --force to drop ${dropped === 1 ? 'it' : 'them'} anyway`,
         ExitCode.refused,
       );
     }
