@@ -289,9 +289,10 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
 
   /**
    * Limits the jobs of a kind for every worker of this queue, on every machine, from their next
-   * claim turns on (within about 100 ms): at most `concurrency` running at once, a job running from
-   * its claim until it is settled or its lease runs out. Stored in the database, so it outlasts
-   * restarts; setting it again changes it. See "Limits" in docs/library.md.
+   * claim turns on (within about 100 ms): at most `concurrency` running at once, and at most
+   * `groupConcurrency` of each of its groups, a job running from its claim until it is settled or
+   * its lease runs out. Stored in the database, so it outlasts restarts; setting it again replaces
+   * the kind's limits. See "Limits and groups" in docs/library.md.
    */
   async setLimit(kind: string, limit: KindLimit): Promise<void> {
     await this.described(() => setLimit(this.db, this.table, kind, limit));

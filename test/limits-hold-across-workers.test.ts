@@ -40,7 +40,7 @@ test('4 worker processes at concurrency 10, 150 jobs of a kind limited to 3: nev
   assert.equal(mostAtOnce(pdf), 3, 'the limit held and was reached');
   assert.ok(new Set(pdf.map((run) => run.pid)).size > 1, 'the limited kind ran in several processes');
   assert.ok(mostAtOnce(await runsOf('email')) > 3, 'the other kind was not held to the limit');
-  assert.deepEqual(await queue.limits(), [{ kind: 'pdf', concurrency: 3, running: 0 }]);
+  assert.deepEqual(await queue.limits(), [{ kind: 'pdf', concurrency: 3, groupConcurrency: null, running: 0 }]);
 });
 
 test('a worker killed with SIGKILL holding limited jobs: the others take its slots only once its leases have run out', async () => {
@@ -59,7 +59,7 @@ test('a worker killed with SIGKILL holding limited jobs: the others take its slo
   // Where a user looks: stats, its text and /metrics show the limit reached and the jobs it holds back.
   // (Held back counts only while the leases run: read first, before the slower command line.)
   const pdfStats = (await queue.stats()).byKind.find((entry) => entry.kind === 'pdf');
-  assert.deepEqual(pdfStats?.limit, { concurrency: 3, running: 3, heldBack: 17 });
+  assert.deepEqual(pdfStats?.limit, { concurrency: 3, groupConcurrency: null, running: 3, heldBack: 17 });
   const metrics = await new QueueMetrics(queue).render();
   assert.match(metrics, /^jobq_limit_concurrency\{kind="pdf"\} 3$/m);
   assert.match(metrics, /^jobq_limit_held_back\{kind="pdf"\} 17$/m);
@@ -114,7 +114,8 @@ test('bad limits: one line, exit code 2, nothing changed', async () => {
     [['--kind', 'report', '--concurrency', 'ten'], /argument 'ten' is invalid/],
     [['--kind', 'report', '--concurrency', '2.5'], /argument '2\.5' is invalid/],
     [['--kind', 'k'.repeat(65), '--concurrency', '2'], /^jobq: kind must be a string of 1-64 characters/],
-    [['--kind', 'report'], /^error: required option '--concurrency <n>' not specified/],
+    [['--kind', 'report'], /^jobq: give a limit: --concurrency or --group-concurrency$/m],
+    [['--kind', 'report', '--group-concurrency', '0'], /^error: option '--group-concurrency <n>' argument '0' is invalid/],
   ];
   for (const [args, stderr] of cases) {
     const result = await runCli(['limit', 'set', ...args, '--database-url', db.url]);
@@ -123,6 +124,8 @@ test('bad limits: one line, exit code 2, nothing changed', async () => {
     assert.ok(result.stderr.trimEnd().split('\n').length <= 2, result.stderr);
   }
   await assert.rejects(queue.setLimit('report', { concurrency: 0 }), /^JobqError: concurrency must be a whole number from 1 to 1000000, not 0$/);
-  await assert.rejects(queue.setLimit('report', { concurency: 2 } as never), /unknown limit "concurency"; a limit may have concurrency/);
+  await assert.rejects(queue.setLimit('report', { concurency: 2 } as never), /unknown limit "concurency"; a limit may have concurrency, groupConcurrency/);
+  await assert.rejects(queue.setLimit('report', { groupConcurrency: -1 }), /^JobqError: groupConcurrency must be a whole number from 1 to 1000000, not -1$/);
+  await assert.rejects(queue.setLimit('report', {}), /^JobqError: a limit needs one of concurrency, groupConcurrency, e\.g\. \{ concurrency: 10 \}$/);
   assert.deepEqual(await queue.limits(), before);
 });

@@ -69,3 +69,17 @@ export function keepNoLessUrgentThanSkipped<T extends { id: number; priority: nu
   for (const { id, priority } of candidates) if (priority !== null && !lockedIds.has(id)) skippedBest = Math.min(skippedBest, priority);
   return skippedBest === Infinity ? [...locked] : locked.filter((job) => job.priority <= skippedBest);
 }
+
+/**
+ * Two lists of candidates taken in turn, one of each, at most `limit`, each id once: the kinds a
+ * claim reads apart and the rest share a batch, so that a grouped kind with a long backlog does
+ * not keep the other kinds waiting.
+ */
+export function takeInTurn(first: readonly Candidate[], second: readonly Candidate[], limit: number): Candidate[] {
+  if (first.length === 0) return second.slice(0, limit);
+  const taken = new Map<number, Candidate>();
+  for (let i = 0; taken.size < limit && (i < first.length || i < second.length); i++) {
+    for (const candidate of [first[i], second[i]]) if (candidate !== undefined && taken.size < limit) taken.set(candidate.id, candidate);
+  }
+  return [...taken.values()];
+}

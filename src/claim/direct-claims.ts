@@ -4,7 +4,8 @@ import { checkNumber, OPTIONS } from '../config/options.js';
 import type { Database } from '../db/database.js';
 import { ExitCode, JobqError } from '../errors.js';
 import { completion, failure, handBack, leaseRenewal, type PendingWrite } from './pending-writes.js';
-import { noKindRules } from './kind-rules.js';
+import { GroupRotation } from './fair-share.js';
+import { noKindRules, type KindRules } from './kind-rules.js';
 import { TotalsTally } from './running-totals.js';
 import { claimTurn, settleTurn } from './turn.js';
 import type { Claim, ClaimOptions, Settlement } from './types.js';
@@ -35,6 +36,10 @@ export interface ClaimTable {
  * queue's connection, committed at once, its counts added to the running totals with its COMMIT.
  */
 export class DirectClaims {
+  private readonly rotation = new GroupRotation();
+  /** The rules on kinds as the last claim read them: whether the next must read the kinds present. */
+  private rules: KindRules | undefined;
+
   constructor(
     private readonly db: Database,
     private readonly table: ClaimTable,
@@ -74,8 +79,11 @@ export class DirectClaims {
 
   private async turn(settle: PendingWrite[], claim: ClaimOptions): Promise<{ settlement: Settlement; claim: Claim }> {
     const partitions = await this.table.partitions();
-    // Paused kinds are read in the turn itself: a claim here never takes a paused kind's jobs.
-    return claimTurn(this.db, this.table.quoted, { settle, claim, rules: { ...noKindRules(this.table.name), refresh: true }, totals: this.addedToTotals(), partitions });
+    // The rules on kinds are read in the turn itself: a claim here never takes a paused kind's jobs.
+    const rules = { ...(this.rules ?? noKindRules(this.table.name)), refresh: true };
+    const result = await claimTurn(this.db, this.table.quoted, { settle, claim, rules, rotation: this.rotation, totals: this.addedToTotals(), partitions });
+    this.rules = result.rules;
+    return result;
   }
 
   private async settle(settle: PendingWrite): Promise<Settlement> {

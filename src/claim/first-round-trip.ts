@@ -3,6 +3,7 @@ import type { Candidate } from './candidate-order.js';
 import type { CandidateReader } from './candidates.js';
 import { kindRulesSeen, readsKindByKind, type KindRules } from './kind-rules.js';
 import * as claimSql from './sql/claim.js';
+import * as groupSql from './sql/groups.js';
 import type { CandidateRow, Lane, TakenLane } from './sql/claim.js';
 import * as laneSql from './sql/lanes.js';
 import * as limitSql from './sql/limits.js';
@@ -69,12 +70,14 @@ function takeLane(laneRow: NonNullable<TurnRequest['laneRow']>, at: (statement: 
   return { waited: (results: unknown[]) => laneIn(results, freeAt) === undefined, taken: (results: unknown[]) => laneIn(results, takenAt) };
 }
 
-/** The paused and the limited kinds, and the kinds present when a claim of the whole queue must read the others kind by kind. */
+/** The paused, limited and grouped kinds, and the kinds present when a claim of the whole queue must read the others kind by kind. */
 function readRules(table: QuotedIdentifier, rules: KindRules, request: TurnRequest, at: (statement: Statement) => number) {
   const pausedAt = at([pauseSql.PAUSED_KINDS_SQL, [rules.queue]]);
   const limitedAt = at([limitSql.LIMITED_KINDS_SQL, [rules.queue]]);
+  const groupedAt = at([groupSql.GROUPED_KINDS_SQL(table), groupSql.groupedKindsValues()]);
   const presentAt = readsKindByKind(rules) && (request.claim.kinds ?? []).length === 0 ? at([pauseSql.KINDS_PRESENT_SQL(table)]) : -1;
-  return (results: unknown[]) => kindRulesSeen(rules.queue, results[pausedAt], results[limitedAt], presentAt < 0 ? undefined : results[presentAt]);
+  return (results: unknown[]) =>
+    kindRulesSeen(rules.queue, { paused: results[pausedAt], limited: results[limitedAt], grouped: results[groupedAt], ...(presentAt >= 0 && { present: results[presentAt] }) });
 }
 
 function givenLane(request: TurnRequest): Lane | undefined {

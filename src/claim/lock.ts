@@ -23,13 +23,13 @@ export interface Locked {
  * The second round trip: locks the candidates nobody else holds (FOR UPDATE SKIP LOCKED, by
  * primary key) and keeps those the claim may take. A kind paused or limited since the candidates
  * were read: its jobs stay waiting (their locks end with the COMMIT) and do not count as
- * candidates, or the loop would retry at once, and again; of a limited kind, those read under its
- * limit (`underLimit`, limited-claims.ts) are kept.
+ * candidates, or the loop would retry at once, and again; of a limited or grouped kind, those its
+ * own read took (`apart`, kinds-apart.ts) are kept.
  */
-export async function lockCandidates(tx: Transaction, table: QuotedIdentifier, found: readonly Candidate[], rules: KindRules | undefined, underLimit: ReadonlySet<number>): Promise<Locked> {
+export async function lockCandidates(tx: Transaction, table: QuotedIdentifier, found: readonly Candidate[], rules: KindRules | undefined, apart: ReadonlySet<number>): Promise<Locked> {
   const [rows] = await tx.run([claimSql.LOCK_CANDIDATES_SQL(table), [found.map((candidate) => candidate.id)]]);
   const lockedJobs = rows as Array<LockedRow>;
-  const kept = rules === undefined ? lockedJobs : withinKindRules(lockedJobs, rules, underLimit);
+  const kept = rules === undefined ? lockedJobs : withinKindRules(lockedJobs, rules, apart);
   return { ...takeLocked(keepNoLessUrgentThanSkipped(found, kept)), candidates: found.length - (lockedJobs.length - kept.length) };
 }
 

@@ -3,6 +3,7 @@ import type { Database } from '../db/database.js';
 import type { CandidateSource } from '../db/replica.js';
 import { claimTurn, settleTurn } from './turn.js';
 import type { SettleResult, TurnResult } from './turn-request.js';
+import { GroupRotation } from './fair-share.js';
 import { noKindRules, type KindRules } from './kind-rules.js';
 import { TotalsTally } from './running-totals.js';
 import { completion, failure, handBack, leaseRenewal, type RetryPolicy, type PendingWrite } from './pending-writes.js';
@@ -92,6 +93,7 @@ export class ClaimLoop {
   /** The rules on kinds as the last turn that read them saw them, and when that was. */
   private rules: KindRules;
   private rulesReadAt = -Infinity;
+  private readonly rotation = new GroupRotation();
   /** Counts of settled jobs and claims not yet added to the running totals, and when they last were. */
   private readonly pendingTotals = new TotalsTally();
   private totalsAddedAt = performance.now();
@@ -229,6 +231,7 @@ export class ClaimLoop {
         settle,
         claim: claimOptions,
         rules,
+        rotation: this.rotation,
         totals: this.totalsFor(false),
         ...(ticket.laneRow !== undefined && { laneRow: ticket.laneRow }),
         ...(this.settings.candidateSource !== undefined && { candidateSource: this.settings.candidateSource }),

@@ -1,4 +1,5 @@
 import type { CandidateSource } from '../db/replica.js';
+import type { GroupRotation } from './fair-share.js';
 import type { KindRules } from './kind-rules.js';
 import type { ClaimCount, TotalsTally } from './running-totals.js';
 import type { PendingWrite } from './pending-writes.js';
@@ -24,8 +25,10 @@ export interface TurnRequest extends SettleRequest {
    * queue's name, its lane count, and the lane to try first. Without it, `claim.lane` (if any).
    */
   laneRow?: { queue: string; lanes: number; first: number };
-  /** Honour the queue's paused and limited kinds, as last seen by this loop (see kind-rules.ts). */
+  /** Honour the queue's paused, limited and grouped kinds, as last seen by this loop (see kind-rules.ts). */
   rules?: KindRules;
+  /** Where the loop's round-robin over the groups of each grouped kind stands (fair-share.ts); from the first group without it. */
+  rotation?: GroupRotation;
   /** Read the candidates there (a replica) while it can be used; the locking read stays on the primary. */
   candidateSource?: CandidateSource;
   /** The table's partition count (table-layout.ts): a lane then reads its partitions (see Lane). */

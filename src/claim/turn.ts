@@ -4,9 +4,11 @@ import { CandidateReader } from './candidates.js';
 import { checkClaimOptions } from './check-options.js';
 import { TurnCommit } from './commit.js';
 import { firstRoundTrip } from './first-round-trip.js';
+import { takeInTurn } from './candidate-order.js';
 import { lockCandidates, markStatements } from './lock.js';
 import { claimScope } from './kind-rules.js';
-import { candidatesUnderLimits, touchLimits } from './limited-claims.js';
+import { GroupRotation } from './fair-share.js';
+import { candidatesOfKindsApart, touchLimits } from './kinds-apart.js';
 import type { SettleRequest, SettleResult, TurnRequest, TurnResult } from './turn-request.js';
 import type { Claim, Settlement } from './types.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
@@ -33,9 +35,9 @@ export async function claimTurn(db: Database, table: QuotedIdentifier, request: 
     const { lane, rules } = first;
     let found = first.candidates ?? (await reader.ofLane(lane));
     if (found.length === 0 && lane !== undefined && lane.count > 1) found = await reader.stale();
-    // Kinds with a limit are claimed apart, under it, ahead of the rest (limited-claims.ts).
-    const limited = await candidatesUnderLimits(tx, table, request.claim, rules, batchSize);
-    if (limited.candidates.length > 0) found = [...limited.candidates, ...found].slice(0, batchSize);
+    // Kinds with a limit or with groups are claimed apart (kinds-apart.ts), in turn with the rest.
+    const apart = await candidatesOfKindsApart(tx, table, request.claim, rules, request.rotation ?? new GroupRotation(), batchSize);
+    found = takeInTurn(apart.candidates, found, batchSize);
     const result = (claimCount: TurnResult['claimCount'], claim: Claim, settlement: Settlement): TurnResult => ({
       settlement,
       claim,
@@ -49,9 +51,9 @@ export async function claimTurn(db: Database, table: QuotedIdentifier, request: 
     const nothingClaimed = async (claimCount: TurnResult['claimCount'], candidates: number) =>
       result(claimCount, { token, jobs: [], candidates, failedIds: [] }, (await turn.commit(tx, lane?.index, claimCount)).settlement);
     if (found.length === 0) return nothingClaimed('none', 0);
-    const locked = await lockCandidates(tx, table, found, rules, limited.ids);
+    const locked = await lockCandidates(tx, table, found, rules, apart.ids);
     if (locked.jobs.length === 0 && locked.exhausted.length === 0) return nothingClaimed(locked.candidates > 0 ? 'empty' : 'none', locked.candidates);
-    const writes = [...touchLimits(rules, locked.jobs, limited.ids), ...markStatements(table, locked, { ownerId, token, leaseMicroseconds })];
+    const writes = [...touchLimits(rules, locked.jobs, apart.ids), ...markStatements(table, locked, { ownerId, token, leaseMicroseconds })];
     const claim = { jobs: locked.jobs, failedIds: locked.exhausted, candidates: locked.candidates, writes };
     if (db.galera !== undefined && locked.jobs.length > 0) {
       // Galera's row locks are local to a node, and its certification does not catch every lost

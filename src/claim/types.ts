@@ -19,6 +19,8 @@ export interface ClaimedJob {
   leaseExpiries: number;
   /** Smaller runs first. */
   priority: number;
+  /** The job's group, or null: see `group` in the enqueue options. */
+  group: string | null;
   /**
    * The OpenTelemetry trace context its enqueue stored (the propagation carrier, W3C
    * `traceparent` and `tracestate` by default), or null: see "Tracing" in docs/library.md.

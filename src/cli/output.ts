@@ -105,6 +105,12 @@ export interface StatsContext {
   completedPerSecond: number | null;
 }
 
+/** A kind's limits in a few characters: `3`, `1/group`, `3, 1/group`; empty without any. */
+export function limitCell(limit: { concurrency: number | null; groupConcurrency: number | null } | null): string {
+  if (limit === null) return '';
+  return [limit.concurrency === null ? [] : [String(limit.concurrency)], limit.groupConcurrency === null ? [] : [`${limit.groupConcurrency}/group`]].flat().join(', ');
+}
+
 /** The stats command's text: the status table, kinds, head-of-queue age, owners, rate, server. */
 export function statsLines(stats: QueueStats, context: StatsContext): string[] {
   const owners = stats.claimedByOwner.map(
@@ -122,16 +128,17 @@ export function statsLines(stats: QueueStats, context: StatsContext): string[] {
   ];
   if (context.completedPerSecond !== null) lines.push(`completed: ${Math.round(context.completedPerSecond)} jobs/s since the last reading`);
   if (kinds.length > 0) {
-    // The limit column only when a kind has one: `3` at most running at once.
+    // The limit column only when a kind has one: `3` at most running at once, `1/group` of each group.
     const limited = kinds.some((entry) => entry.limit !== null);
     const columns = ['waiting', 'delayed', 'running', 'failed', 'done', 'paused', ...(limited ? ['limit'] : [])];
     const scheduled = kinds.some((entry) => entry.nextScheduledAt !== null);
     const nextTick = (at: Date | null) => (scheduled ? ` ${(at?.toISOString() ?? '').padEnd(24)} |` : '');
-    lines.push(`| ${'kind'.padEnd(kindWidth)} | ${columns.map((column) => column.padStart(7)).join(' | ')} |${scheduled ? ` ${'next schedule (UTC)'.padEnd(24)} |` : ''}`);
+    const limitWidth = Math.max(7, ...kinds.map((entry) => limitCell(entry.limit).length));
+    const width = (column: number) => (column === 6 ? limitWidth : 7);
+    lines.push(`| ${'kind'.padEnd(kindWidth)} | ${columns.map((column, i) => column.padStart(width(i))).join(' | ')} |${scheduled ? ` ${'next schedule (UTC)'.padEnd(24)} |` : ''}`);
     for (const { kind, counts, delayed, paused, limit, nextScheduledAt } of kinds) {
-      const cells = [counts.unclaimed - delayed, delayed, counts.claimed, counts.failed, counts.done].map((n) => String(n).padStart(7));
-      const flags = [paused ? 'yes' : '', ...(limited ? [limit === null ? '' : String(limit.concurrency)] : [])].map((cell) => cell.padStart(7));
-      lines.push(`| ${(kind ?? '(none)').padEnd(kindWidth)} | ${[...cells, ...flags].join(' | ')} |${nextTick(nextScheduledAt)}`);
+      const cells = [...[counts.unclaimed - delayed, delayed, counts.claimed, counts.failed, counts.done].map(String), paused ? 'yes' : '', ...(limited ? [limitCell(limit)] : [])];
+      lines.push(`| ${(kind ?? '(none)').padEnd(kindWidth)} | ${cells.map((cell, i) => cell.padStart(width(i))).join(' | ')} |${nextTick(nextScheduledAt)}`);
     }
   }
   for (const { name, reason } of stats.skippedSchedules) lines.push(paint.yellow(skippedScheduleLine(name, reason)));

@@ -67,6 +67,7 @@ export const ARTICLE_OPTIONS = declare({
 /** The limits on a kind: `queue.setLimit`, `jobq limit set`. */
 export const LIMIT_OPTIONS = declare({
   concurrency: { name: 'concurrency', flags: '--concurrency <n>', help: 'most jobs of the kind running at once, across every worker', min: 1, max: 1_000_000, integer: true },
+  groupConcurrency: { name: 'groupConcurrency', flags: '--group-concurrency <n>', help: 'most jobs of each group of the kind running at once', min: 1, max: 1_000_000, integer: true },
 });
 
 /** The rule of a number: its range, whether whole, its unit. */

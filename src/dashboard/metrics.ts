@@ -26,6 +26,7 @@ export class QueueMetrics {
   private readonly claims = this.counter('jobq_claims_total', 'Claims by every worker', []);
   private readonly emptyClaims = this.counter('jobq_empty_claims_total', 'Claims that found candidates but locked none (another worker was faster)', []);
   private readonly limitConcurrency = this.gauge('jobq_limit_concurrency', "A kind's limit: most of its jobs running at once", ['kind']);
+  private readonly limitGroupConcurrency = this.gauge('jobq_limit_group_concurrency', "A kind's limit per group: most jobs of each of its groups running at once", ['kind']);
   private readonly limitHeldBack = this.gauge('jobq_limit_held_back', 'Due jobs of a kind its limit holds back now', ['kind']);
   private readonly skippedSchedules = this.gauge('jobq_schedules_skipped', 'Schedules the workers skip: their cron or time zone cannot be read (jobq schedule list says why)', []);
 
@@ -39,7 +40,8 @@ export class QueueMetrics {
     for (const { kind, counts, totals, limit } of stats.byKind) {
       const label = kind ?? NO_KIND;
       if (limit !== null) {
-        this.limitConcurrency.set({ kind: label }, limit.concurrency);
+        if (limit.concurrency !== null) this.limitConcurrency.set({ kind: label }, limit.concurrency);
+        if (limit.groupConcurrency !== null) this.limitGroupConcurrency.set({ kind: label }, limit.groupConcurrency);
         this.limitHeldBack.set({ kind: label }, limit.heldBack);
       }
       for (const status of JOB_STATUSES) this.jobs.set({ status, kind: label }, counts[status]);

@@ -5,7 +5,7 @@ import { unstorableJson } from './json-text.js';
 import { MAX_PAYLOAD_BYTES, type UntypedNewJob } from './types.js';
 
 /** One row for the INSERT, in the column order of `insertJobsSql`. */
-export type JobRow = [key: string, kind: string | null, payload: string | null, d: string, e: string, priority: number, delayMicroseconds: number, traceContext: string | null];
+export type JobRow = [key: string, kind: string | null, payload: string | null, d: string, e: string, priority: number, delayMicroseconds: number, traceContext: string | null, group: string | null];
 
 /** The article's demo fields ride along only for `start-processing`'s generators. */
 export type DemoJob = UntypedNewJob & { d?: string; e?: string };
@@ -25,6 +25,10 @@ export function toJobRow(job: DemoJob, position: string): JobRow {
   };
   if (typeof job !== 'object' || job === null) fail('a job must be an object like {"kind": "email", "payload": {...}}');
   if (job.kind !== undefined && job.kind !== null) checkKind(job.kind, position);
+  if (job.group !== undefined && job.group !== null) {
+    if (typeof job.group !== 'string' || job.group.length === 0 || job.group.length > 64) fail(`group must be a string of 1-64 characters, not ${JSON.stringify(job.group)}`);
+    if (job.kind === undefined || job.kind === null) fail('a job with a group needs a kind: groups share out the jobs of a kind');
+  }
   if (job.key !== undefined && (typeof job.key !== 'string' || !KEY.test(job.key))) fail(`key must be 1-64 printable ASCII characters without spaces, not ${JSON.stringify(job.key)}`);
   let payload: string | null = null;
   if (job.payload !== undefined) {
@@ -47,7 +51,7 @@ export function toJobRow(job: DemoJob, position: string): JobRow {
   if (typeof delaySeconds !== 'number' || !Number.isFinite(delaySeconds) || delaySeconds < 0 || delaySeconds > MAX_DELAY_SECONDS) {
     fail(`delay must be a number of seconds from 0 to ${MAX_DELAY_SECONDS}, not ${JSON.stringify(job.delaySeconds)}`);
   }
-  return [job.key ?? timeOrderedKey(), job.kind ?? null, payload, job.d ?? '', job.e ?? '', priority, Math.round(delaySeconds * 1e6), null];
+  return [job.key ?? timeOrderedKey(), job.kind ?? null, payload, job.d ?? '', job.e ?? '', priority, Math.round(delaySeconds * 1e6), null, job.group ?? null];
 }
 
 /** A kind as stored: a string of 1-64 characters. Throws one line otherwise. */

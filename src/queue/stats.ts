@@ -56,8 +56,9 @@ export async function readQueueStats(db: Database, table: { name: string; quoted
   const limitOf = (kind: string, entry: { counts: Record<JobStatus, number>; delayed: number }): QueueStats['byKind'][number]['limit'] => {
     const limit = limits.find((candidate) => candidate.kind === kind);
     if (limit === undefined) return null;
-    const room = Math.max(0, limit.concurrency - limit.running);
-    return { concurrency: limit.concurrency, running: limit.running, heldBack: Math.max(0, entry.counts.unclaimed - entry.delayed - room) };
+    const room = limit.concurrency === null ? Infinity : Math.max(0, limit.concurrency - limit.running);
+    const { concurrency, groupConcurrency, running } = limit;
+    return { concurrency, groupConcurrency, running, heldBack: Math.max(0, entry.counts.unclaimed - entry.delayed - room) };
   };
   const kinds: QueueStats['byKind'] = [...byKind]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))

@@ -32,6 +32,12 @@ export interface EnqueueTiming {
   /** Among due jobs, smaller runs first (a whole number from -32768 to 32767; default 0). */
   priority?: number;
   /**
+   * The job's group (1-64 characters: a tenant, an account, a customer id); only for a job with a
+   * kind. Claims share a kind round-robin between its groups, and a limit may hold per group
+   * (`setLimit(kind, { groupConcurrency })`). Without one, the job is in no group.
+   */
+  group?: string;
+  /**
    * Unique key (1-64 ASCII characters): a job whose key exists already is not inserted again.
    * Made up when absent, ordered by time (see new-jobs.ts).
    */
@@ -75,6 +81,8 @@ export interface Job<Kind extends string | null = string | null, Payload = unkno
   payload: Payload;
   /** This run's number: 1 at first, 1 more after each failure of its handler (see {@link ClaimedJob.attempts}). */
   attempts: number;
+  /** The job's group, or null (see {@link EnqueueTiming.group}). */
+  group: string | null;
   /** Fires when the worker is stopped hard (`stop({ timeoutMs })` ran out): give up and throw. */
   signal: AbortSignal;
 }
@@ -110,10 +118,11 @@ export interface QueueStats {
     delayed: number;
     paused: boolean;
     /**
-     * The kind's limit (`setLimit`): most running at once, running now, and the due jobs it holds
-     * back now (waiting beyond the room it leaves); null without one.
+     * The kind's limits (`setLimit`): most running at once (null: no such limit), of each group,
+     * running now, and the due jobs the kind's concurrency holds back now (waiting beyond the room
+     * it leaves); null without any.
      */
-    limit: { concurrency: number; running: number; heldBack: number } | null;
+    limit: { concurrency: number | null; groupConcurrency: number | null; running: number; heldBack: number } | null;
     nextScheduledAt: Date | null;
     /** Jobs completed, failed for good and retried since the queue was made, deleted ones included. */
     totals: { completed: number; failed: number; retried: number };

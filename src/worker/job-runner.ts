@@ -72,6 +72,7 @@ export async function runHandler(handlers: ResolvedHandlers, held: Held, tracing
     kind: job.kind,
     payload: job.payload,
     attempts: job.attempts,
+    group: job.group,
     get signal() {
       return held.abort.signal;
     },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { claimScope, limitedKinds, withinKindRules } from '../../src/claim/kind-rules.js';
+import { claimScope, kindsApart, noKindRules, withinKindRules } from '../../src/claim/kind-rules.js';
 import * as claimSql from '../../src/claim/sql/claim.js';
 import type { ClaimScope, Lane, TakenLane } from '../../src/claim/sql/claim.js';
 import { randomPrefixRange } from '../../src/demo/demo-jobs.js';
@@ -40,16 +40,16 @@ test('a lane of partitions names its partitions; a lane of ids filters on them; 
   assert.match(claimSql.candidatesOldest(JOBS, {}, { taken: true, count: 3 }, 100)[0], /= @jobq_lane/);
 });
 
-test('paused and limited kinds narrow the scope; a claim whose own kinds are all paused reads nothing', () => {
-  const rules = { queue: 'jobs', paused: ['email'], limited: ['pdf'], present: ['email', 'sms', 'pdf'] };
+test('paused, limited and grouped kinds narrow the scope; a claim whose own kinds are all paused reads nothing', () => {
+  const rules = { queue: 'jobs', paused: ['email'], limited: ['pdf'], grouped: ['import'], present: ['email', 'sms', 'pdf', 'import'] };
   assert.deepEqual(claimScope({ batchSize: 1, kinds: ['email', 'report', 'pdf'] }, rules), { kinds: ['report'] });
   assert.equal(claimScope({ batchSize: 1, kinds: ['email'] }, rules), undefined);
   assert.deepEqual(claimScope({ batchSize: 1 }, rules), { kinds: ['sms'], withoutKind: true });
-  assert.deepEqual(claimScope({ batchSize: 1 }, { queue: 'jobs', paused: [], limited: [] }), {});
-  // Limited kinds are claimed apart, under their limit: a claim's own, or any for the whole queue; never a paused one.
-  assert.deepEqual(limitedKinds({ batchSize: 1, kinds: ['pdf', 'sms'] }, rules), ['pdf']);
-  assert.deepEqual(limitedKinds({ batchSize: 1, kinds: ['sms'] }, rules), []);
-  assert.deepEqual(limitedKinds({ batchSize: 1 }, { ...rules, paused: ['pdf'] }), []);
-  const jobs = [{ id: 1, kind: 'email' }, { id: 2, kind: 'sms' }, { id: 3, kind: null }, { id: 4, kind: 'pdf' }, { id: 5, kind: 'pdf' }];
-  assert.deepEqual(withinKindRules(jobs, rules, new Set([5])).map((job) => job.id), [2, 3, 5], 'of a limited kind, only what its limit let through');
+  assert.deepEqual(claimScope({ batchSize: 1 }, noKindRules('jobs')), {});
+  // Limited and grouped kinds are claimed apart: a claim's own, or any for the whole queue; never a paused one.
+  assert.deepEqual(kindsApart({ batchSize: 1, kinds: ['pdf', 'sms', 'import'] }, rules), ['pdf', 'import']);
+  assert.deepEqual(kindsApart({ batchSize: 1, kinds: ['sms'] }, rules), []);
+  assert.deepEqual(kindsApart({ batchSize: 1 }, { ...rules, paused: ['pdf'] }), ['import']);
+  const jobs = [{ id: 1, kind: 'email' }, { id: 2, kind: 'sms' }, { id: 3, kind: null }, { id: 4, kind: 'pdf' }, { id: 5, kind: 'pdf' }, { id: 6, kind: 'import' }, { id: 7, kind: 'import' }];
+  assert.deepEqual(withinKindRules(jobs, rules, new Set([5, 7])).map((job) => job.id), [2, 3, 5, 7], 'of a limited or grouped kind, only what its own read took');
 });

@@ -16,12 +16,13 @@ interface EnqueueOptions extends ConnectionOptions {
   delay?: number;
   priority?: number;
   key?: string;
+  group?: string;
   stdin?: boolean;
 }
 
 /** The fields a --stdin line may have; any other is refused (a misspelt "delya" must not vanish). */
-const LINE_FIELDS = ['kind', 'payload', 'delay', 'priority', 'key'] as const;
-type LineFields = Partial<{ kind: string; payload: unknown; delay: number; priority: number; key: string }>;
+const LINE_FIELDS = ['kind', 'payload', 'delay', 'priority', 'key', 'group'] as const;
+type LineFields = Partial<{ kind: string; payload: unknown; delay: number; priority: number; key: string; group: string }>;
 
 const LINES_PER_CHUNK = 1000;
 
@@ -37,6 +38,7 @@ export function registerEnqueue(program: Command): void {
         .default(DEFAULT_PRIORITY),
     )
     .option('--key <key>', 'idempotency key: a job with this key is queued once, however often sent')
+    .option('--group <group>', 'the job\'s group (a tenant, an account): claims share the kind between its groups (with --stdin: for lines that name none)')
     .option('--stdin', `read jobs from standard input, one JSON object per line with the fields ${LINE_FIELDS.map((f) => `"${f}"`).join(', ')}`)
     .addHelpText(
       'after',
@@ -45,6 +47,7 @@ Examples:
   jobq enqueue --kind email --payload '{"to": "ann@example.com"}'
   jobq enqueue --kind report --payload '{"day": "2026-11-21"}' --delay 3600
   jobq enqueue --kind invoice --payload '{"order": 42}' --priority -10
+  jobq enqueue --kind import --payload '{"rows": 100}' --group acct-42
   jq -c '.[]' jobs.json | jobq enqueue --stdin
 
 With --stdin, jobs go in chunks of ${LINES_PER_CHUNK} lines, each chunk all or nothing. A bad line stops the
@@ -56,6 +59,7 @@ nothing from its chunk on is written.`,
         throw new JobqError('--stdin takes payloads and keys from its lines; leave out --payload and --key', ExitCode.usage);
       }
       if (options.kind !== undefined) checkKind(notMangled(options.kind, '--kind'), '--kind');
+      if (options.group !== undefined) notMangled(options.group, '--group');
       const single = options.stdin ? undefined : jobFromFlags(options);
       await withReadyQueue(options, async (queue, out) => {
         out.line(describe(single === undefined ? await enqueueLines(queue, options) : await enqueueOne(queue, single)));
@@ -69,6 +73,7 @@ function jobFromFlags(options: EnqueueOptions): NewJob {
     ...(options.delay !== undefined && { delaySeconds: options.delay }),
     ...(options.priority !== undefined && { priority: options.priority }),
     ...(options.key !== undefined && { key: options.key }),
+    ...(options.group !== undefined && { group: options.group }),
   };
   if (options.payload !== undefined) {
     try {
@@ -217,6 +222,7 @@ function jobFromLine(line: string, lineNumber: number, options: EnqueueOptions):
     ...((fields.delay ?? options.delay) !== undefined && { delaySeconds: fields.delay ?? options.delay }),
     ...((fields.priority ?? options.priority) !== undefined && { priority: fields.priority ?? options.priority }),
     ...(fields.key !== undefined && { key: fields.key }),
+    ...((fields.group ?? options.group) !== undefined && { group: fields.group ?? options.group }),
   };
   toJobRow(job, `line ${lineNumber}`);
   return job;

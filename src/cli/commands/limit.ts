@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { LIMIT_OPTIONS } from '../../config/options.js';
-import type { KindLimitStatus } from '../../queue/limits.js';
+import { ExitCode, JobqError } from '../../errors.js';
+import type { KindLimit, KindLimitStatus } from '../../queue/limits.js';
 import { addConnectionOptions, optionFor, type ConnectionOptions } from '../options.js';
 import { alignedColumns } from '../output.js';
 import { withReadyQueue } from '../ready-queue.js';
@@ -18,22 +19,30 @@ export function registerLimit(program: Command): void {
       'after',
       `
 Examples:
-  jobq limit set --kind email --concurrency 10    # the mail provider takes 10 requests at once
+  jobq limit set --kind email --concurrency 10         # the mail provider takes 10 requests at once
+  jobq limit set --kind import --group-concurrency 1   # one import at a time per account (--group)
   jobq limit list
   jobq limit remove --kind email
 
 A job counts as running from its claim until it is settled or its lease runs out. Workers take a
-new or changed limit within about 100 ms; it is a row in the database and outlasts restarts.`,
+new or changed limit within about 100 ms; it is a row in the database and outlasts restarts.
+Setting a kind's limits again replaces them: those not given are lifted.`,
     );
 
   addConnectionOptions(limit.command('set'))
-    .description("set or change a kind's limit")
+    .description("set or change a kind's limits")
     .requiredOption('--kind <kind>', 'the kind to limit')
-    .addOption(optionFor(LIMIT_OPTIONS.concurrency).makeOptionMandatory())
-    .action(async (options: KindOptions & { concurrency: number }) => {
+    .addOption(optionFor(LIMIT_OPTIONS.concurrency))
+    .addOption(optionFor(LIMIT_OPTIONS.groupConcurrency))
+    .action(async (options: KindOptions & KindLimit) => {
+      const limit: KindLimit = {
+        ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
+        ...(options.groupConcurrency !== undefined && { groupConcurrency: options.groupConcurrency }),
+      };
+      if (Object.keys(limit).length === 0) throw new JobqError(`give a limit: ${Object.values(LIMIT_OPTIONS).map((option) => option.flags.split(' ')[0]).join(' or ')}`, ExitCode.usage);
       await withReadyQueue(options, async (queue, out) => {
-        await queue.setLimit(options.kind, { concurrency: options.concurrency });
-        out.line(`kind ${JSON.stringify(options.kind)}: at most ${options.concurrency} running at once`);
+        await queue.setLimit(options.kind, limit);
+        out.line(`kind ${JSON.stringify(options.kind)}: ${describeLimit(limit)}`);
       });
     });
 
@@ -59,7 +68,14 @@ new or changed limit within about 100 ms; it is a row in the database and outlas
     });
 }
 
+function describeLimit({ concurrency, groupConcurrency }: KindLimit): string {
+  const perGroup = groupConcurrency === undefined ? '' : `${groupConcurrency} in each group`;
+  if (concurrency === undefined) return `at most ${perGroup} running at once`;
+  return `at most ${concurrency} running at once${perGroup === '' ? '' : `, ${perGroup}`}`;
+}
+
 function limitTable(limits: KindLimitStatus[]): string[] {
   if (limits.length === 0) return ['no limits; set one with "jobq limit set --kind K --concurrency N"'];
-  return alignedColumns([['kind', 'concurrency', 'running'], ...limits.map((l) => [l.kind, String(l.concurrency), String(l.running)])]);
+  const cell = (n: number | null) => (n === null ? '-' : String(n));
+  return alignedColumns([['kind', 'concurrency', 'per group', 'running'], ...limits.map((l) => [l.kind, cell(l.concurrency), cell(l.groupConcurrency), String(l.running)])]);
 }

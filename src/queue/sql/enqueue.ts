@@ -7,11 +7,11 @@ import type { QuotedIdentifier } from '../../config/identifiers.js';
  * The due time is computed by the server (`NOW(6)` plus the delay), never by the client's clock.
  * The no-op update names job_key, not id: MySQL refuses to "update" the auto-increment column of
  * a row the same statement inserted (a key given twice in one batch), errno 1869.
- * Params, per row: job_key, kind, payload, d, e, priority, delay in microseconds, trace context.
+ * Params, per row: job_key, kind, payload, d, e, priority, delay in microseconds, trace context, group.
  */
 export const insertJobsSql = (table: QuotedIdentifier, rows: number) => `
-  INSERT INTO ${table} (job_key, kind, payload, d, e, priority, run_after, trace_context) VALUES
-  ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND, ?)').join(',\n  ')}
+  INSERT INTO ${table} (job_key, kind, payload, d, e, priority, run_after, trace_context, job_group) VALUES
+  ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND, ?, ?)').join(',\n  ')}
   ON DUPLICATE KEY UPDATE job_key = job_key`;
 
 /**
@@ -20,8 +20,8 @@ export const insertJobsSql = (table: QuotedIdentifier, rows: number) => `
  * where an INSERT and a read of the id took two. Params: as insertJobsSql, one row.
  */
 export const INSERT_ONE_JOB_SQL = (table: QuotedIdentifier) => `
-  INSERT INTO ${table} (job_key, kind, payload, d, e, priority, run_after, trace_context)
-  VALUES (?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND, ?)
+  INSERT INTO ${table} (job_key, kind, payload, d, e, priority, run_after, trace_context, job_group)
+  VALUES (?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND, ?, ?)
   ON DUPLICATE KEY UPDATE id = LAST_INSERT_ID(id)`;
 
 /**

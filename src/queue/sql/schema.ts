@@ -3,7 +3,7 @@ import { DEFAULTS } from '../../config/defaults.js';
 import { CREATE_COUNTERS_TABLE_SQL } from '../../claim/sql/counters.js';
 import { CREATE_JOB_KEYS_TABLE_SQL } from './job-keys.js';
 import { CREATE_LANES_TABLE_SQL, insertLanesSql } from '../../claim/sql/lanes.js';
-import { createLimitsTableSql } from '../../claim/sql/limits.js';
+import { createLimitsTableSql, GROUP_LIMITS_SQL } from '../../claim/sql/limits.js';
 import { CREATE_PAUSED_KINDS_TABLE_SQL } from '../../claim/sql/pause.js';
 import { CREATE_SCHEDULES_TABLE_SQL } from './schedules.js';
 import type { QuotedIdentifier } from '../../config/identifiers.js';
@@ -238,6 +238,24 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: (table, server) => `
       ${createLimitsTableSql(server)};
       ALTER TABLE ${table} COMMENT = '${schemaComment(14)}'`,
+  },
+  {
+    version: 15,
+    description: 'groups of jobs, limits per group',
+    // A job's group (a tenant, an account) and an index of the waiting and running jobs of each
+    // group, for claims that share a kind between its groups and hold a limit per group
+    // (claim/sql/groups.ts). The index holds copies of status, priority and run_after that are
+    // NULL for jobs without a group, as the kind index does for jobs without a kind (schema 4):
+    // a job without a group has a fixed entry there that no claim moves.
+    sql: (table, server) => `
+      ${GROUP_LIMITS_SQL};
+      ALTER TABLE ${table}
+        ADD COLUMN job_group VARCHAR(64) CHARACTER SET utf8mb4 COLLATE ${exactCollation(server)} NULL DEFAULT NULL,
+        ADD COLUMN group_status ENUM('unclaimed', 'claimed', 'done', 'failed') AS (IF(job_group IS NULL, NULL, status)) STORED,
+        ADD COLUMN group_priority SMALLINT AS (IF(job_group IS NULL, NULL, IF(status = 'unclaimed', priority, 0))) STORED,
+        ADD COLUMN group_run_after TIMESTAMP(6) AS (IF(job_group IS NULL, NULL, run_after)) STORED,
+        ADD KEY group_status_kind_priority_run_after (group_status, kind, job_group, group_priority, group_run_after),
+        COMMENT = '${schemaComment(15)}'`,
   },
 ];
 

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+import { queueForTests } from './helpers/queue-fixtures.js';
+import { runCli, startCli } from './helpers/run-cli.js';
+import { CREATE_RUNS_TABLE_SQL, mostAtOnce, type Run } from './helpers/timed-runs.js';
+
+// Groups (a tenant, an account) share a kind: claims take its jobs round-robin between groups,
+// with or without limits, and a limit per group holds for every worker process at once.
+
+const HANDLER = fileURLToPath(new URL('../../test/fixtures/timed-runs-handler.mjs', import.meta.url));
+const context = queueForTests();
+
+async function noRuns(): Promise<void> {
+  await context.db.admin.query(CREATE_RUNS_TABLE_SQL);
+  await context.db.admin.query('DELETE FROM runs');
+}
+
+/** The runs of a kind in the order they started (the run number is taken at the start). */
+const runsOf = (kind: string) => context.db.rows<Run>('SELECT job_id, kind, job_group, pid, started, ended FROM runs WHERE kind = ? ORDER BY run', [kind]);
+
+const work = (args: string[], env: Record<string, string> = {}) =>
+  startCli(['work', '--handler', HANDLER, '--database-url', context.db.url, ...args], { JOBQ_DATABASE_URL: context.db.url, ...env });
+
+test('a limit of 1 per group, 4 worker processes at concurrency 10: no two jobs of a group at once, different groups side by side, every job once', async () => {
+  const { queue, db } = context;
+  await noRuns();
+  const set = await runCli(['limit', 'set', '--kind', 'import', '--group-concurrency', '1', '--database-url', db.url]);
+  assert.equal(set.stdout, 'kind "import": at most 1 in each group running at once\n', set.stderr);
+  const groups = Array.from({ length: 12 }, (_, g) => `acct-${g}`);
+  await queue.enqueueMany(groups.flatMap((group) => Array.from({ length: 6 }, (_, n) => ({ kind: 'import', group, payload: { n } }))));
+
+  const workers = Array.from({ length: 4 }, () => work(['--once', '--concurrency', '10']));
+  for (const { done } of workers) assert.equal((await done).code, 0);
+
+  const runs = await runsOf('import');
+  assert.equal(new Set(runs.map((run) => Number(run.job_id))).size, 72, 'every job ran');
+  assert.equal(runs.length, 72, 'none ran twice');
+  for (const group of groups) assert.equal(mostAtOnce(runs.filter((run) => run.job_group === group)), 1, `jobs of ${group} overlapped`);
+  assert.ok(mostAtOnce(runs) >= 6, `jobs of different groups ran side by side (at most ${mostAtOnce(runs)} at once)`);
+  assert.ok(new Set(runs.map((run) => run.pid)).size > 1, 'in several processes');
+  assert.deepEqual(await queue.limits(), [{ kind: 'import', concurrency: null, groupConcurrency: 1, running: 0 }]);
+  await queue.removeLimit('import');
+});
+
+test('fair share without a limit: group A with 5,000 jobs queued first, then group B with 50; every job of B starts before the 200th of A', async () => {
+  const { queue } = context;
+  await noRuns();
+  await queue.enqueueMany(Array.from({ length: 5000 }, (_, n) => ({ kind: 'sync', group: 'A', payload: { n } })));
+  await queue.enqueueMany(Array.from({ length: 50 }, (_, n) => ({ kind: 'sync', group: 'B', payload: { n } })));
+  // The worker stops once B's jobs have all run; A's rest stays queued.
+  const worker = work(['--concurrency', '10'], { RUN_MS: '2' });
+  try {
+    for (;;) {
+      const runs = await runsOf('sync');
+      if (runs.filter((run) => run.job_group === 'B').length === 50) {
+        const lastOfB = runs.findLastIndex((run) => run.job_group === 'B');
+        const ofABefore = runs.slice(0, lastOfB).filter((run) => run.job_group === 'A').length;
+        assert.ok(ofABefore < 200, `${ofABefore} jobs of A started before the last of B`);
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    worker.kill('SIGTERM');
+    await worker.done;
+  }
+});
+
+test('groups from the command line and from --stdin lines; bad groups: one line, exit code 2, nothing queued', async () => {
+  const { queue, db } = context;
+  const one = await runCli(['enqueue', '--kind', 'report', '--group', 'acct-7', '--database-url', db.url]);
+  assert.equal(one.code, 0, one.stderr);
+  const lines = ['{"kind": "report", "group": "acct-8"}', '{"kind": "report"}'].join('\n');
+  const many = await runCli(['enqueue', '--stdin', '--group', 'acct-9', '--database-url', db.url], {}, lines);
+  assert.equal(many.code, 0, many.stderr);
+  const stored = await db.rows<{ job_group: string | null }>("SELECT job_group FROM jobs WHERE kind = 'report' ORDER BY id");
+  assert.deepEqual(stored.map((row) => row.job_group), ['acct-7', 'acct-8', 'acct-9']);
+
+  const before = await db.rows<{ n: number }>('SELECT COUNT(*) AS n FROM jobs');
+  const cases: Array<[string[], string | undefined, RegExp]> = [
+    [['enqueue', '--kind', 'report', '--group', 'g'.repeat(65)], undefined, /^jobq: the job: group must be a string of 1-64 characters, not "g{65}"$/m],
+    [['enqueue', '--group', 'acct-1'], undefined, /^jobq: the job: a job with a group needs a kind: groups share out the jobs of a kind$/m],
+    [['enqueue', '--stdin'], '{"kind": "report", "group": ""}', /^jobq: line 1: group must be a string of 1-64 characters, not ""/m],
+    [['enqueue', '--stdin'], '{"kind": "report", "group": 42}', /^jobq: line 1: group must be a string of 1-64 characters, not 42/m],
+  ];
+  for (const [args, input, stderr] of cases) {
+    const result = await runCli([...args, '--database-url', db.url], {}, input);
+    assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+    assert.match(result.stderr, stderr);
+  }
+  await assert.rejects(queue.enqueue({ kind: 'report', group: 'x'.repeat(65) }), /^JobqError: job: group must be a string of 1-64 characters/);
+  assert.deepEqual(await db.rows<{ n: number }>('SELECT COUNT(*) AS n FROM jobs'), before);
+});
