@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import { JobQueue, type Claim } from '../../src/index.js';
+import { JobQueue, type Claim, type ClaimedJob } from '../../src/index.js';
 import { duplicates } from './run-cli.js';
 import { waitUntil } from './wait.js';
 
@@ -127,6 +127,43 @@ export function queueContract(name: string, topology: ContractTopology): void {
       assert.deepEqual(duplicates(claimed), [], 'no job claimed twice');
       assert.equal(new Set(claimed).size, 120, 'every job claimed');
       assert.ok(most <= 3, `never more than 3 held at once: ${most}`);
+    });
+  });
+
+  contract('a limit of 2 per group: 4 claimers over 6 groups of 20 jobs never hold more than 2 of a group at once, each job once', async (urls) => {
+    await withQueues(urls, 4, async (queues) => {
+      await queues[0]!.setLimit('shared', { groupConcurrency: 2 });
+      await queues[0]!.enqueueMany(Array.from({ length: 120 }, (_, n) => ({ kind: 'shared', group: `g${n % 6}` })));
+      const held = new Map<string, number>();
+      let mostOfAGroup = 0;
+      let mostInAll = 0;
+      const claimed: number[] = [];
+      const hold = (jobs: readonly ClaimedJob[], step: number) => {
+        for (const job of jobs) held.set(job.group!, (held.get(job.group!) ?? 0) + step);
+        mostOfAGroup = Math.max(mostOfAGroup, ...held.values());
+        mostInAll = Math.max(mostInAll, [...held.values()].reduce((sum, n) => sum + n, 0));
+      };
+      await Promise.all(
+        queues.map(async (queue) => {
+          for (;;) {
+            const claim = await queue.claim({ batchSize: 5 });
+            if (claim.jobs.length === 0) {
+              if (!(await queue.hasPendingWork())) return;
+              await new Promise((resolve) => setTimeout(resolve, 5));
+              continue;
+            }
+            hold(claim.jobs, 1);
+            claimed.push(...claim.jobs.map((job) => job.id));
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            hold(claim.jobs, -1);
+            await queue.complete(claim);
+          }
+        }),
+      );
+      assert.deepEqual(duplicates(claimed), [], 'no job claimed twice');
+      assert.equal(new Set(claimed).size, 120, 'every job claimed');
+      assert.ok(mostOfAGroup <= 2, `never more than 2 of a group held at once: ${mostOfAGroup}`);
+      assert.ok(mostInAll > 2, `jobs of different groups were held together: at most ${mostInAll}`);
     });
   });
 
