@@ -60,7 +60,7 @@ test('claiming some kinds reads one range of the kind index per kind and part', 
     plan.push(...tableRows(await explain(...claimSql.candidatesStale(table, { kinds }, 50_000, 100))));
     plan.push(...tableRows(await explain(...claimSql.candidatesAhead(table, { kinds }, 5, 20))));
     assert.equal(plan.length, 5 * kinds.length, kinds.join());
-    for (const row of plan) assertIndexOrderRead(row, 'kind_status_priority_run_after');
+    for (const row of plan) assertIndexOrderRead(row, 'kind_status_group_priority_run_after');
   }
 });
 
@@ -94,5 +94,5 @@ test('while kinds are paused, a claim of the whole queue reads kind by kind: the
   assert.match(present!.Extra ?? '', /Using index for group-by/);
   const plan = tableRows(await explain(...claimSql.candidatesOldest(table, { kinds: ['email'], withoutKind: true }, { index: 1, count: 3 }, 100)));
   assert.equal(plan.length, 4, 'expired, lane and head of the kind; the jobs without a kind');
-  for (const row of plan) assertIndexOrderRead(row, 'kind_status_priority_run_after');
+  for (const row of plan) assertIndexOrderRead(row, 'kind_status_group_priority_run_after');
 });

@@ -87,13 +87,11 @@ async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRu
   return plans;
 }
 
-type Rows<T> = T[];
-
 /**
- * The first of a grouped kind's reads: its expired leases, its first due jobs without a group,
- * and its groups with due jobs from where the rotation stands (and, past the end, from the first
- * group round to it again). `shares` then says which jobs of which groups to read next, and
- * `fill` shares them out.
+ * The first of a grouped kind's reads: its expired leases of jobs with a group, its jobs without
+ * one (expired leases, then due ones by priority and age), and its groups with due jobs from where
+ * the rotation stands (and, past the end, from the first group round to it again). `shares` then
+ * says which jobs of which groups to read next, and `fill` shares them out.
  */
 function groupHeads(table: QuotedIdentifier, plan: KindPlan, rotation: GroupRotation) {
   const { kind, take, groupConcurrency } = plan;
@@ -101,13 +99,14 @@ function groupHeads(table: QuotedIdentifier, plan: KindPlan, rotation: GroupRota
   const count = groupsToRead(take);
   const groupsAfter = (from: string): Statement => [groupSql.groupsAfterSql(table, groupConcurrency !== null), [kind, from, kind, count, ...(groupConcurrency !== null ? [kind] : [])]];
   const statements: Statement[] = [
-    [groupSql.EXPIRED_WITH_GROUPS_SQL(table), [kind, take]],
-    [groupSql.UNGROUPED_AMONG_FIRST_SQL(table), [kind, take]],
+    [groupSql.EXPIRED_IN_GROUPS_SQL(table), [kind, take]],
+    claimSql.candidatesOldest(table, { kinds: [kind] }, undefined, take),
     groupsAfter(after),
     ...(after === '' ? [] : [groupsAfter('')]),
   ];
   const shares = (results: unknown[]) => {
-    const [expired, ungrouped, later, fromFirst = []] = results as [Rows<{ id: number; job_group: string | null }>, Rows<{ id: number; priority: number }>, ...Rows<{ job_group: string; running: number }>[]];
+    const [expired, ungroupedRows, later, fromFirst = []] = results as [Array<{ id: number; job_group: string }>, CandidateRow[], ...Array<Array<{ job_group: string; running: number }>>];
+    const ungrouped = orderCandidates(ungroupedRows, take);
     const seen = new Set(later.map((row) => row.job_group));
     const wrapped = fromFirst.filter((row) => row.job_group <= after && !seen.has(row.job_group));
     const groups = [...later, ...wrapped].slice(0, count).map((row) => ({ group: row.job_group, room: groupConcurrency === null ? Infinity : groupConcurrency - Number(row.running) }));
@@ -115,11 +114,11 @@ function groupHeads(table: QuotedIdentifier, plan: KindPlan, rotation: GroupRota
     const perGroup = sharePerGroup(take, open.length + (ungrouped.length > 0 ? 1 : 0));
     const statements = open.map(({ group, room }): Statement => [groupSql.groupJobsSql(table), [kind, group, Math.min(room, perGroup)]]);
     const fill = (jobRows: unknown[]) => {
-      const jobs = new Map(open.map(({ group }, i) => [group, (jobRows[i] as Rows<{ id: number; priority: number; job_group: string }>).map(toCandidate)]));
+      const jobs = new Map(open.map(({ group }, i) => [group, (jobRows[i] as Array<{ id: number; priority: number; job_group: string }>).map(toCandidate)]));
       return shareRoundRobin({
-        expired: expired.map((row) => ({ id: Number(row.id), group: row.job_group })),
+        expired: [...expired.map((row) => ({ id: Number(row.id), group: row.job_group })), ...ungrouped.filter((job) => job.priority === null).map((job) => ({ id: job.id, group: null }))],
         groups: groups.map(({ group, room }) => ({ group, room, jobs: jobs.get(group) ?? [] })),
-        ungrouped: ungrouped.map((row) => toCandidate({ ...row, job_group: null })),
+        ungrouped: ungrouped.flatMap((job) => (job.priority === null ? [] : [{ id: job.id, priority: job.priority, group: null }])),
         take,
       });
     };
@@ -128,7 +127,7 @@ function groupHeads(table: QuotedIdentifier, plan: KindPlan, rotation: GroupRota
   return { statements, shares };
 }
 
-const toCandidate = (row: { id: number; priority: number; job_group: string | null }): GroupedCandidate => ({ id: Number(row.id), priority: Number(row.priority), group: row.job_group });
+const toCandidate = (row: { id: number; priority: number; job_group: string }): GroupedCandidate => ({ id: Number(row.id), priority: Number(row.priority), group: row.job_group });
 
 /**
  * The write that marks the limit rows of the kinds a claim took jobs of under their limits, of the

@@ -117,12 +117,14 @@ export interface CandidateRow {
 
 /**
  * Which index a candidate query reads, and the columns it filters on there. The kind index holds
- * copies of status and run_after that are set only for jobs with a kind (see schema 4).
+ * copies of status and run_after that are set only for jobs with a kind (see schema 4), and the
+ * group ahead of the priority (schema 15): a kind's jobs without a group are one range of it
+ * (`ungrouped`), in claim order; those with a group are read group by group (sql/groups.ts).
  */
 const columns = (byKind: boolean) =>
   byKind
-    ? { index: 'kind_status_priority_run_after', kind: 'kind = ? AND ', status: 'kind_status', runAfter: 'kind_run_after' }
-    : { index: 'status_priority_run_after', kind: '', status: 'status', runAfter: 'run_after' };
+    ? { index: 'kind_status_group_priority_run_after', kind: 'kind = ? AND ', ungrouped: ' AND job_group IS NULL', status: 'kind_status', runAfter: 'kind_run_after' }
+    : { index: 'status_priority_run_after', kind: '', ungrouped: '', status: 'status', runAfter: 'run_after' };
 
 /** A job may be handed out when it is waiting and due, or claimed with its lease run out. */
 const CLAIMABLE = `status IN ('unclaimed', 'claimed') AND run_after <= NOW(6)`;
@@ -147,10 +149,10 @@ interface RangeOptions {
 }
 
 function rangeRead(table: QuotedIdentifier, byKind: boolean, part: keyof typeof PART, { filter = '', values = [], partition = '', backwards = false }: RangeOptions = {}): RangeRead {
-  const { index, kind, status, runAfter } = columns(byKind);
+  const { index, kind, ungrouped, status, runAfter } = columns(byKind);
   const [where, order] = part === 'expired'
-    ? [`${status} = 'claimed' AND waiting_priority = 0 AND ${runAfter} <= NOW(6)${filter}`, [runAfter, 'id']]
-    : [`${status} = 'unclaimed' AND ${runAfter} <= NOW(6)${filter}`, ['waiting_priority', runAfter, 'id']];
+    ? [`${status} = 'claimed'${ungrouped} AND waiting_priority = 0 AND ${runAfter} <= NOW(6)${filter}`, [runAfter, 'id']]
+    : [`${status} = 'unclaimed'${ungrouped} AND ${runAfter} <= NOW(6)${filter}`, ['waiting_priority', runAfter, 'id']];
   return {
     sql: `
   (SELECT id, ${PART[part]} AS part, waiting_priority AS priority FROM ${table}${partition} FORCE INDEX (${index})
@@ -236,8 +238,8 @@ export function candidatesAhead(table: QuotedIdentifier, scope: ClaimScope, belo
  * of such jobs wait until nothing is paused. Params: the lane's, limit.
  */
 const withoutKindRead = (table: QuotedIdentifier, lane: ReturnType<typeof laneRows>) => `
-  (SELECT id, ${PART.lane} AS part, waiting_priority AS priority FROM ${table}${lane.partition} FORCE INDEX (kind_status_priority_run_after)
-    WHERE kind IS NULL AND kind_status IS NULL AND kind_run_after IS NULL
+  (SELECT id, ${PART.lane} AS part, waiting_priority AS priority FROM ${table}${lane.partition} FORCE INDEX (kind_status_group_priority_run_after)
+    WHERE kind IS NULL AND kind_status IS NULL AND job_group IS NULL AND kind_run_after IS NULL
       AND status = 'unclaimed' AND run_after <= NOW(6)${lane.filter}
     ORDER BY waiting_priority, id LIMIT ?)`;
 

@@ -52,7 +52,7 @@ export const REMOVE_LIMIT_SQL = 'DELETE FROM jobq_limits WHERE queue = ? AND kin
 /** The queue's limits, with the jobs of each kind running now. Params: queue. */
 export const LIMITS_SQL = (table: QuotedIdentifier) => `
   SELECT l.kind, l.concurrency, l.group_concurrency,
-         (SELECT COUNT(*) FROM ${table} AS j FORCE INDEX (kind_status_priority_run_after)
+         (SELECT COUNT(*) FROM ${table} AS j FORCE INDEX (kind_status_group_priority_run_after)
            WHERE j.kind = l.kind AND ${RUNNING}) AS running
     FROM jobq_limits AS l WHERE l.queue = ? ORDER BY l.kind`;
 
@@ -74,7 +74,7 @@ const RUNNING = `j.kind_status = 'claimed' AND j.waiting_priority = 0 AND j.kind
 export const LOCK_LIMITS_SQL = `
   SELECT kind, concurrency, group_concurrency FROM jobq_limits WHERE queue = ? AND kind IN (?) FOR UPDATE SKIP LOCKED`;
 export const COUNT_RUNNING_SQL = (table: QuotedIdentifier) => `
-  SELECT j.kind, COUNT(*) AS running FROM ${table} AS j FORCE INDEX (kind_status_priority_run_after)
+  SELECT j.kind, COUNT(*) AS running FROM ${table} AS j FORCE INDEX (kind_status_group_priority_run_after)
    WHERE j.kind IN (?) AND ${RUNNING} GROUP BY j.kind`;
 
 /** Marks the limit rows of the kinds a claim took jobs of as written by it. Params: queue, [kinds]. */

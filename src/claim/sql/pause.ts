@@ -28,4 +28,4 @@ export const PAUSED_KINDS_SQL = 'SELECT kind FROM jobq_paused_kinds WHERE queue 
  * through. One index dive per kind (a loose index scan of the kind index).
  */
 export const KINDS_PRESENT_SQL = (table: QuotedIdentifier) => `
-  SELECT DISTINCT kind FROM ${table} FORCE INDEX (kind_status_priority_run_after) WHERE kind IS NOT NULL`;
+  SELECT DISTINCT kind FROM ${table} FORCE INDEX (kind_status_group_priority_run_after) WHERE kind IS NOT NULL`;

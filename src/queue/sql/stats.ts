@@ -12,7 +12,7 @@ export const COUNT_BY_STATUS_AND_KIND_SQL = (table: QuotedIdentifier) => `
    GROUP BY status
   UNION ALL
   SELECT 'kind', kind, kind_status, COUNT(*), SUM(kind_run_after <= NOW(6))
-    FROM ${table} FORCE INDEX (kind_status_priority_run_after)
+    FROM ${table} FORCE INDEX (kind_status_group_priority_run_after)
    WHERE kind IS NOT NULL
    GROUP BY kind, kind_status
    ORDER BY scope, kind, status`;
@@ -36,7 +36,7 @@ export const HEAD_AGE_AND_MAX_ID_SQL = (table: QuotedIdentifier) => `
  */
 export const OLDEST_WAITING_BY_KIND_SQL = (table: QuotedIdentifier) => `
   SELECT kind, TIMESTAMPDIFF(MICROSECOND, MIN(kind_run_after), NOW(6)) AS age_us
-    FROM ${table} FORCE INDEX (kind_status_priority_run_after)
+    FROM ${table} FORCE INDEX (kind_status_group_priority_run_after)
    WHERE kind IS NOT NULL AND kind_status = 'unclaimed' AND kind_run_after <= NOW(6)
    GROUP BY kind`;
 

@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { takeInTurn } from '../../src/claim/candidate-order.js';
+import { GroupRotation, sharePerGroup, shareRoundRobin, type GroupedCandidate } from '../../src/claim/fair-share.js';
+
+// How a claim shares a kind between its groups, and a batch between the kinds it reads apart and
+// the rest: pure logic, no server.
+
+const jobs = (group: string | null, ...ids: number[]): GroupedCandidate[] => ids.map((id) => ({ id, priority: 0, group }));
+const ids = (candidates: ReadonlyArray<{ id: number }>) => candidates.map((candidate) => candidate.id);
+
+test('round-robin: one job of each group in turn, jobs without a group taking one turn a round; the rotation moves to the last group taken of', () => {
+  const { candidates, rotateTo } = shareRoundRobin({
+    expired: [],
+    groups: [
+      { group: 'big', room: Infinity, jobs: jobs('big', 1, 2, 3, 4) },
+      { group: 'small', room: Infinity, jobs: jobs('small', 90, 91) },
+    ],
+    ungrouped: jobs(null, 50),
+    take: 6,
+  });
+  assert.deepEqual(ids(candidates), [1, 90, 50, 2, 91, 3]);
+  assert.equal(rotateTo, 'big');
+});
+
+test('round-robin within limits per group: expired leases first, each within its group; a group at its limit is passed over', () => {
+  const { candidates, rotateTo } = shareRoundRobin({
+    expired: [
+      { id: 7, group: 'a' },
+      { id: 8, group: 'full' },
+    ],
+    groups: [
+      { group: 'a', room: 2, jobs: jobs('a', 10, 11, 12) },
+      { group: 'full', room: 0, jobs: [] },
+      { group: 'b', room: 1, jobs: jobs('b', 20, 21) },
+    ],
+    ungrouped: [],
+    take: 10,
+  });
+  assert.deepEqual(ids(candidates), [7, 10, 20], 'a: the expired one and one more; full: none; b: one');
+  assert.equal(candidates[0]!.priority, null, 'an expired lease goes first, whatever its priority');
+  assert.equal(rotateTo, 'b');
+});
+
+test('every group at its limit: nothing taken, and the rotation moves past the groups read', () => {
+  const { candidates, rotateTo } = shareRoundRobin({ expired: [], groups: [{ group: 'a', room: 0, jobs: [] }, { group: 'c', room: 0, jobs: [] }], ungrouped: [], take: 5 });
+  assert.deepEqual(candidates, []);
+  assert.equal(rotateTo, 'c');
+  const rotation = new GroupRotation();
+  assert.equal(rotation.of('import'), '');
+  rotation.moveTo('import', 'c');
+  assert.equal(rotation.of('import'), 'c');
+  assert.equal(rotation.of('other'), '');
+});
+
+test('an even share per group, rounded up; none without groups', () => {
+  assert.equal(sharePerGroup(20, 3), 7);
+  assert.equal(sharePerGroup(20, 40), 1);
+  assert.equal(sharePerGroup(20, 0), 0);
+});
+
+test('a batch taken in turn from the kinds read apart and the rest, each id once', () => {
+  const c = (...list: number[]) => list.map((id) => ({ id, priority: 0 }));
+  assert.deepEqual(ids(takeInTurn(c(1, 2, 3, 4), c(10, 11), 5)), [1, 10, 2, 11, 3]);
+  assert.deepEqual(ids(takeInTurn(c(1, 2), c(2, 3, 1, 4), 10)), [1, 2, 3, 4]);
+  assert.deepEqual(ids(takeInTurn([], c(5, 6, 7), 2)), [5, 6]);
+  assert.deepEqual(ids(takeInTurn(c(5, 6, 7), [], 2)), [5, 6]);
+});
