@@ -24,7 +24,7 @@ import { JOBS_BY_KEY_SQL } from './queue/sql/enqueue.js';
 import { COUNT_LANES_SQL } from './claim/sql/lanes.js';
 import { readFailedJobs, requeueFailedJobs } from './queue/failed-jobs.js';
 import * as pauseSql from './claim/sql/pause.js';
-import { readLimits, removeLimit, setLimit, type KindLimit, type KindLimitStatus } from './queue/limits.js';
+import { readLimits, removeLimit, setLimit } from './queue/limits.js';
 import { CREATE_DATABASE_SQL } from './queue/sql/schema.js';
 import {
   type AnyTasks,
@@ -34,6 +34,8 @@ import {
   type FailedJob,
   type HandlerMap,
   type JobHandler,
+  type KindLimit,
+  type KindLimitStatus,
   type JobOf,
   type NewJob,
   type QueueStats,

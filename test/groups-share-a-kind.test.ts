@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { queueForTests } from './helpers/queue-fixtures.js';
 import { runCli, startCli } from './helpers/run-cli.js';
 import { CREATE_RUNS_TABLE_SQL, mostAtOnce, type Run } from './helpers/timed-runs.js';
+import { waitUntil } from './helpers/wait.js';
 
 // Groups (a tenant, an account) share a kind: claims take its jobs round-robin between groups,
 // with or without limits, and a limit per group holds for every worker process at once.
@@ -26,7 +27,7 @@ test('a limit of 1 per group, 4 worker processes at concurrency 10: no two jobs 
   const { queue, db } = context;
   await noRuns();
   const set = await runCli(['limit', 'set', '--kind', 'import', '--group-concurrency', '1', '--database-url', db.url]);
-  assert.equal(set.stdout, 'kind "import": at most 1 in each group running at once\n', set.stderr);
+  assert.equal(set.stdout, 'kind "import": at most 1 running at once in each group\n', set.stderr);
   const groups = Array.from({ length: 12 }, (_, g) => `acct-${g}`);
   await queue.enqueueMany(groups.flatMap((group) => Array.from({ length: 6 }, (_, n) => ({ kind: 'import', group, payload: { n } }))));
 
@@ -39,8 +40,35 @@ test('a limit of 1 per group, 4 worker processes at concurrency 10: no two jobs 
   for (const group of groups) assert.equal(mostAtOnce(runs.filter((run) => run.job_group === group)), 1, `jobs of ${group} overlapped`);
   assert.ok(mostAtOnce(runs) >= 6, `jobs of different groups ran side by side (at most ${mostAtOnce(runs)} at once)`);
   assert.ok(new Set(runs.map((run) => run.pid)).size > 1, 'in several processes');
-  assert.deepEqual(await queue.limits(), [{ kind: 'import', concurrency: null, groupConcurrency: 1, running: 0 }]);
+  assert.deepEqual(await queue.limits(), [{ kind: 'import', concurrency: null, groupConcurrency: 1, rate: null, groupRate: null, running: 0 }]);
   await queue.removeLimit('import');
+});
+
+test('a rate of 5 per second per group, 3 groups of 15 jobs, 2 worker processes: never more than 5 starts of a group in any one second, the groups side by side', async () => {
+  const { queue, db } = context;
+  await noRuns();
+  await queue.setLimit('sync', { groupRate: { jobs: 5, perSeconds: 1 } });
+  const groups = ['acct-a', 'acct-b', 'acct-c'];
+  await queue.enqueueMany(groups.flatMap((group) => Array.from({ length: 15 }, () => ({ kind: 'sync', group }))));
+  const workers = Array.from({ length: 2 }, () => work(['--once', '--concurrency', '10'], { RUN_MS: '10' }));
+  for (const { done } of workers) assert.equal((await done).code, 0);
+  const runs = await runsOf('sync');
+  assert.equal(new Set(runs.map((run) => Number(run.job_id))).size, 45, 'every job ran, once');
+  assert.equal(runs.length, 45);
+  for (const group of groups) {
+    const [{ most }] = await db.rows<{ most: number }>(
+      `SELECT MAX((SELECT COUNT(*) FROM runs AS b WHERE b.job_group = a.job_group AND b.started >= a.started AND b.started < a.started + INTERVAL 1 SECOND)) AS most
+         FROM runs AS a WHERE a.job_group = ?`,
+      [group],
+    );
+    assert.ok(Number(most) <= 5, `${most} starts of ${group} within one second`);
+  }
+  const [{ most }] = await db.rows<{ most: number }>(
+    "SELECT MAX((SELECT COUNT(*) FROM runs AS b WHERE b.kind = 'sync' AND b.started >= a.started AND b.started < a.started + INTERVAL 1 SECOND)) AS most FROM runs AS a WHERE a.kind = 'sync'",
+  );
+  assert.ok(Number(most) > 5, `the groups ran side by side: at most ${most} starts in a second`);
+  await queue.removeLimit('sync');
+  await db.admin.query("DELETE FROM jobs WHERE kind = 'sync'");
 });
 
 test('fair share without a limit: group A with 5,000 jobs queued first, then group B with 50; every job of B starts before the 200th of A', async () => {
@@ -48,19 +76,17 @@ test('fair share without a limit: group A with 5,000 jobs queued first, then gro
   await noRuns();
   await queue.enqueueMany(Array.from({ length: 5000 }, (_, n) => ({ kind: 'sync', group: 'A', payload: { n } })));
   await queue.enqueueMany(Array.from({ length: 50 }, (_, n) => ({ kind: 'sync', group: 'B', payload: { n } })));
-  // The worker stops once B's jobs have all run; A's rest stays queued.
+  // The worker is stopped once B's jobs have all run; A's rest stays queued.
   const worker = work(['--concurrency', '10'], { RUN_MS: '2' });
   try {
-    for (;;) {
-      const runs = await runsOf('sync');
-      if (runs.filter((run) => run.job_group === 'B').length === 50) {
-        const lastOfB = runs.findLastIndex((run) => run.job_group === 'B');
-        const ofABefore = runs.slice(0, lastOfB).filter((run) => run.job_group === 'A').length;
-        assert.ok(ofABefore < 200, `${ofABefore} jobs of A started before the last of B`);
-        break;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitUntil(async () => (await runsOf('sync')).filter((run) => run.job_group === 'B').length === 50, 'every job of B has run', { timeoutMs: 60_000 }).catch(async (error) => {
+      worker.kill('SIGTERM');
+      throw new Error(`${(error as Error).message}: ${JSON.stringify(await worker.done)} DEBUG ${JSON.stringify(await context.db.rows('SELECT * FROM jobq_limits'))} ${JSON.stringify(await context.db.rows('SELECT * FROM jobq_grouped_kinds'))} ${JSON.stringify(await context.db.rows('SELECT job_group, status, run_after > NOW(6) AS later, COUNT(*) AS n FROM jobs GROUP BY 1, 2, 3'))}`);
+    });
+    const runs = await runsOf('sync');
+    const lastOfB = runs.findLastIndex((run) => run.job_group === 'B');
+    const ofABefore = runs.slice(0, lastOfB).filter((run) => run.job_group === 'A').length;
+    assert.ok(ofABefore < 200, `${ofABefore} jobs of A started before the last of B`);
   } finally {
     worker.kill('SIGTERM');
     await worker.done;

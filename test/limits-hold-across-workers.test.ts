@@ -40,7 +40,7 @@ test('4 worker processes at concurrency 10, 150 jobs of a kind limited to 3: nev
   assert.equal(mostAtOnce(pdf), 3, 'the limit held and was reached');
   assert.ok(new Set(pdf.map((run) => run.pid)).size > 1, 'the limited kind ran in several processes');
   assert.ok(mostAtOnce(await runsOf('email')) > 3, 'the other kind was not held to the limit');
-  assert.deepEqual(await queue.limits(), [{ kind: 'pdf', concurrency: 3, groupConcurrency: null, running: 0 }]);
+  assert.deepEqual(await queue.limits(), [{ kind: 'pdf', concurrency: 3, groupConcurrency: null, rate: null, groupRate: null, running: 0 }]);
 });
 
 test('a worker killed with SIGKILL holding limited jobs: the others take its slots only once its leases have run out', async () => {
@@ -59,7 +59,7 @@ test('a worker killed with SIGKILL holding limited jobs: the others take its slo
   // Where a user looks: stats, its text and /metrics show the limit reached and the jobs it holds back.
   // (Held back counts only while the leases run: read first, before the slower command line.)
   const pdfStats = (await queue.stats()).byKind.find((entry) => entry.kind === 'pdf');
-  assert.deepEqual(pdfStats?.limit, { concurrency: 3, groupConcurrency: null, running: 3, heldBack: 17 });
+  assert.deepEqual(pdfStats?.limit, { concurrency: 3, groupConcurrency: null, rate: null, groupRate: null, running: 3, heldBack: 17 });
   const metrics = await new QueueMetrics(queue).render();
   assert.match(metrics, /^jobq_limit_concurrency\{kind="pdf"\} 3$/m);
   assert.match(metrics, /^jobq_limit_held_back\{kind="pdf"\} 17$/m);
@@ -75,6 +75,38 @@ test('a worker killed with SIGKILL holding limited jobs: the others take its slo
   // The killed worker's runs count until their leases end: with them, never more than 3 at once.
   const killed = runs.filter((run) => run.pid === hung.pid).map((run) => ({ ...run, ended: leases.find((lease) => Number(lease.id) === Number(run.job_id))!.leaseEnd }));
   assert.equal(mostAtOnce([...killed, ...after]), 3, `no run took a slot before a lease ended: ${JSON.stringify(leases)}, first runs ${after.slice(0, 3).map((run) => run.started)}`);
+});
+
+/** The most runs of a kind that started within any one second, by the server's clock. */
+async function mostStartsInASecond(kind: string): Promise<number> {
+  const [{ most }] = await context.db.rows<{ most: number }>(
+    `SELECT MAX((SELECT COUNT(*) FROM runs AS b WHERE b.kind = a.kind AND b.started >= a.started AND b.started < a.started + INTERVAL 1 SECOND)) AS most
+       FROM runs AS a WHERE a.kind = ?`,
+    [kind],
+  );
+  return Number(most);
+}
+
+test('a rate of 20 per second, 200 jobs, 2 worker processes: never more than 20 handler starts in any one second, and done within 12 s', async () => {
+  const { queue, db } = context;
+  await noRuns();
+  const set = await runCli(['limit', 'set', '--kind', 'charge', '--rate', '20/1s', '--database-url', db.url]);
+  assert.equal(set.stdout, 'kind "charge": at most 20 claimed per second\n', set.stderr);
+  await queue.enqueueMany(Array.from({ length: 200 }, (_, n) => ({ kind: 'charge', payload: { n } })));
+  const started = performance.now();
+  const workers = Array.from({ length: 2 }, () => work(['--once'], { RUN_MS: '10' }));
+  for (const { done } of workers) assert.equal((await done).code, 0);
+  const seconds = (performance.now() - started) / 1000;
+
+  const runs = await runsOf('charge');
+  assert.equal(new Set(runs.map((run) => Number(run.job_id))).size, 200, 'every job ran');
+  assert.equal(runs.length, 200, 'none ran twice');
+  const most = await mostStartsInASecond('charge');
+  assert.ok(most <= 20, `${most} handler starts within one second`);
+  assert.ok(most >= 15, `the rate was reached: at most ${most} starts within a second`);
+  assert.ok(seconds <= 12, `done in ${seconds.toFixed(1)} s`);
+  assert.deepEqual((await queue.limits()).find((limit) => limit.kind === 'charge'), { kind: 'charge', concurrency: null, groupConcurrency: null, rate: { jobs: 20, perSeconds: 1 }, groupRate: null, running: 0 });
+  await queue.removeLimit('charge');
 });
 
 test('a limit changed while workers run takes hold within a second; removed, it is lifted', async () => {
@@ -114,7 +146,11 @@ test('bad limits: one line, exit code 2, nothing changed', async () => {
     [['--kind', 'report', '--concurrency', 'ten'], /argument 'ten' is invalid/],
     [['--kind', 'report', '--concurrency', '2.5'], /argument '2\.5' is invalid/],
     [['--kind', 'k'.repeat(65), '--concurrency', '2'], /^jobq: kind must be a string of 1-64 characters/],
-    [['--kind', 'report'], /^jobq: give a limit: --concurrency or --group-concurrency$/m],
+    [['--kind', 'report'], /^jobq: give a limit: --concurrency, --group-concurrency, --rate or --group-rate$/m],
+    [['--kind', 'report', '--rate', '20'], /^error: option '--rate <n\/duration>' argument '20' is invalid\. expected a number of jobs per length of time like 100\/1s/],
+    [['--kind', 'report', '--rate', '0/1s'], /argument '0\/1s' is invalid/],
+    [['--kind', 'report', '--rate', '5/0.5s'], /argument '5\/0\.5s' is invalid/],
+    [['--kind', 'report', '--group-rate', '5/fortnight'], /^error: option '--group-rate <n\/duration>' argument '5\/fortnight' is invalid/],
     [['--kind', 'report', '--group-concurrency', '0'], /^error: option '--group-concurrency <n>' argument '0' is invalid/],
   ];
   for (const [args, stderr] of cases) {
@@ -124,8 +160,10 @@ test('bad limits: one line, exit code 2, nothing changed', async () => {
     assert.ok(result.stderr.trimEnd().split('\n').length <= 2, result.stderr);
   }
   await assert.rejects(queue.setLimit('report', { concurrency: 0 }), /^JobqError: concurrency must be a whole number from 1 to 1000000, not 0$/);
-  await assert.rejects(queue.setLimit('report', { concurency: 2 } as never), /unknown limit "concurency"; a limit may have concurrency, groupConcurrency/);
+  await assert.rejects(queue.setLimit('report', { concurency: 2 } as never), /unknown limit "concurency"; a limit may have concurrency, groupConcurrency, rate, groupRate/);
   await assert.rejects(queue.setLimit('report', { groupConcurrency: -1 }), /^JobqError: groupConcurrency must be a whole number from 1 to 1000000, not -1$/);
-  await assert.rejects(queue.setLimit('report', {}), /^JobqError: a limit needs one of concurrency, groupConcurrency, e\.g\. \{ concurrency: 10 \}$/);
+  await assert.rejects(queue.setLimit('report', {}), /^JobqError: a limit needs one of concurrency, groupConcurrency, rate, groupRate, e\.g\. \{ concurrency: 10 \}$/);
+  await assert.rejects(queue.setLimit('report', { rate: { jobs: 10 } } as never), /^JobqError: rate must be \{ jobs, perSeconds \} with jobs a whole number from 1 to 1000000 and perSeconds from 1 to 86400, not \{"jobs":10\}$/);
+  await assert.rejects(queue.setLimit('report', { groupRate: { jobs: 10, perSeconds: 0.5 } }), /^JobqError: groupRate must be/);
   assert.deepEqual(await queue.limits(), before);
 });

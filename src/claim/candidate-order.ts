@@ -30,9 +30,8 @@ export function orderCandidates(rows: readonly CandidateRow[], limit: number): C
     ahead = ahead.filter((row) => !inLane.has(row.id));
   }
   const waiting = ahead.length === 0 ? lane : [...lane, ...ahead];
-  // Which jobs are taken matters only when there are more than the limit: the claim sorts what it
-  // locks by id anyway, and the worker starts them by priority.
-  if (expired.length + waiting.length > limit) waiting.sort((a, b) => a.priority - b.priority || a.id - b.id);
+  // The order is the claim's order (lock.ts): a worker starts jobs of one priority in it.
+  waiting.sort((a, b) => a.priority - b.priority || a.id - b.id);
   return [...expired, ...waiting].slice(0, limit);
 }
 
@@ -71,15 +70,17 @@ export function keepNoLessUrgentThanSkipped<T extends { id: number; priority: nu
 }
 
 /**
- * Two lists of candidates taken in turn, one of each, at most `limit`, each id once: the kinds a
- * claim reads apart and the rest share a batch, so that a grouped kind with a long backlog does
- * not keep the other kinds waiting.
+ * Lists of candidates taken in turn, one of each, at most `limit`, each id once: the kinds a
+ * claim reads apart, and those and the rest, share a batch, so that a kind with a long backlog
+ * does not keep the others waiting.
  */
-export function takeInTurn(first: readonly Candidate[], second: readonly Candidate[], limit: number): Candidate[] {
-  if (first.length === 0) return second.slice(0, limit);
+export function takeInTurn(lists: ReadonlyArray<readonly Candidate[]>, limit: number): Candidate[] {
+  const filled = lists.filter((list) => list.length > 0);
+  if (filled.length <= 1) return (filled[0] ?? []).slice(0, limit);
   const taken = new Map<number, Candidate>();
-  for (let i = 0; taken.size < limit && (i < first.length || i < second.length); i++) {
-    for (const candidate of [first[i], second[i]]) if (candidate !== undefined && taken.size < limit) taken.set(candidate.id, candidate);
+  const longest = Math.max(...filled.map((list) => list.length));
+  for (let i = 0; i < longest && taken.size < limit; i++) {
+    for (const list of filled) if (i < list.length && taken.size < limit) taken.set(list[i]!.id, list[i]!);
   }
   return [...taken.values()];
 }

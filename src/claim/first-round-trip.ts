@@ -74,7 +74,7 @@ function takeLane(laneRow: NonNullable<TurnRequest['laneRow']>, at: (statement: 
 function readRules(table: QuotedIdentifier, rules: KindRules, request: TurnRequest, at: (statement: Statement) => number) {
   const pausedAt = at([pauseSql.PAUSED_KINDS_SQL, [rules.queue]]);
   const limitedAt = at([limitSql.LIMITED_KINDS_SQL, [rules.queue]]);
-  const groupedAt = at([groupSql.GROUPED_KINDS_SQL(table), groupSql.groupedKindsValues()]);
+  const groupedAt = at([groupSql.GROUPED_KINDS_SQL, [rules.queue]]);
   const presentAt = readsKindByKind(rules) && (request.claim.kinds ?? []).length === 0 ? at([pauseSql.KINDS_PRESENT_SQL(table)]) : -1;
   return (results: unknown[]) =>
     kindRulesSeen(rules.queue, { paused: results[pausedAt], limited: results[limitedAt], grouped: results[groupedAt], ...(presentAt >= 0 && { present: results[presentAt] }) });

@@ -1,6 +1,6 @@
 import type { Statement, Transaction } from '../db/transaction.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
-import { orderCandidates, type Candidate } from './candidate-order.js';
+import { orderCandidates, takeInTurn, type Candidate } from './candidate-order.js';
 import { shareRoundRobin, sharePerGroup, type GroupedCandidate, type GroupRotation } from './fair-share.js';
 import { kindsApart, type KindRules } from './kind-rules.js';
 import * as claimSql from './sql/claim.js';
@@ -9,34 +9,53 @@ import * as groupSql from './sql/groups.js';
 import * as limitSql from './sql/limits.js';
 import type { ClaimOptions } from './types.js';
 
-/** The candidates a claim turn may take of the kinds it reads apart, and how to mark their limits taken. */
+/** The candidates a claim turn may take of the kinds it reads apart, and what its limits need written. */
 export interface KindsApart {
   candidates: Candidate[];
   /** The ids among them, for the lock to keep (kind-rules.ts, withinKindRules). */
   ids: ReadonlySet<number>;
+  /** The queue, and the kinds read under its limits, for limitWrites. */
+  queue: string;
+  limited: readonly KindPlan[];
 }
 
-const NONE: KindsApart = { candidates: [], ids: new Set() };
+const NONE: KindsApart = { candidates: [], ids: new Set(), queue: '', limited: [] };
 
-/** What the claim reads of one kind: up to `take` jobs, shared between its groups (under `groupConcurrency`) or oldest first. */
+/** A rate as a claim applies it: jobs per window, in microseconds. */
+interface RateWindow {
+  jobs: number;
+  windowUs: number;
+}
+
+/**
+ * What the claim reads of one kind: up to `take` jobs, shared between its groups (within the
+ * limits per group) or oldest first; and, under a limit, which rates its claims spend.
+ */
 interface KindPlan {
   kind: string;
   take: number;
   grouped: boolean;
+  limited: boolean;
   groupConcurrency: number | null;
+  rate: RateWindow | null;
+  groupRate: RateWindow | null;
 }
+
+/** A limit row as the claim locks it. */
+type LimitRow = Record<(typeof limitSql.LIMIT_COLUMNS)[number], number | null> & { kind: string };
 
 /** Groups read per claim of a grouped kind, for a claim of `take` jobs: twice as many, so that groups at their limit leave enough others. */
 const groupsToRead = (take: number) => Math.min(200, Math.max(8, 2 * take));
 
 /**
  * Of the kinds the claim reads apart (kind-rules.ts, kindsApart): for the limited ones, locks the
- * limit rows no other claim holds and counts each kind's running jobs (one round trip); then reads
- * up to the room under each limit of the kind's due jobs, at most `room` in all. A kind whose jobs
- * carry groups, or that has a limit per group, is shared round-robin between its groups
- * (fair-share.ts), from where `rotation` stands, within each group's limit (two more round trips:
- * the groups with due jobs and their running counts, then the groups' jobs); any other, expired
- * leases first, then by priority and age (one). The limit rows stay locked to the COMMIT.
+ * limit rows no other claim holds and counts each kind's running jobs and the jobs claimed within
+ * its rate's window (one round trip); then reads up to the room under each limit of the kind's due
+ * jobs, each kind's taken in turn with the others', at most `room` in all. A kind whose jobs carry groups, or that has a limit per group, is
+ * shared round-robin between its groups (fair-share.ts), from where `rotation` stands, within each
+ * group's limits (two more round trips: the groups with due jobs, their running counts and rates
+ * spent, then the groups' jobs); any other, expired leases first, then by priority and age (one).
+ * The limit rows stay locked to the COMMIT.
  */
 export async function candidatesOfKindsApart(tx: Transaction, table: QuotedIdentifier, claim: ClaimOptions, rules: KindRules | undefined, rotation: GroupRotation, room: number): Promise<KindsApart> {
   const kinds = kindsApart(claim, rules);
@@ -46,9 +65,9 @@ export async function candidatesOfKindsApart(tx: Transaction, table: QuotedIdent
   const grouped = plans.filter((plan) => plan.grouped);
   const oldest = plans.filter((plan) => !plan.grouped);
   const reads = oldest.map(({ kind, take }): Statement => claimSql.candidatesOldest(table, { kinds: [kind] }, undefined, take));
-  const groupReads = grouped.map((plan) => groupHeads(table, plan, rotation));
+  const groupReads = grouped.map((plan) => groupHeads(table, rules.queue, plan, rotation));
   const results = await tx.run(...reads, ...groupReads.flatMap((read) => read.statements));
-  const candidates = oldest.flatMap(({ take }, i) => orderCandidates(results[i] as CandidateRow[], take));
+  const byKind = oldest.map(({ take }, i) => orderCandidates(results[i] as CandidateRow[], take));
   let at = reads.length;
   const shares = groupReads.map((read) => read.shares(results.slice(at, (at += read.statements.length))));
   const jobReads = shares.flatMap((share) => share.statements);
@@ -57,34 +76,51 @@ export async function candidatesOfKindsApart(tx: Transaction, table: QuotedIdent
   for (const [i, share] of shares.entries()) {
     const { candidates: fair, rotateTo } = share.fill(jobResults.slice(at, (at += share.statements.length)));
     if (rotateTo !== undefined) rotation.moveTo(grouped[i]!.kind, rotateTo);
-    candidates.push(...fair);
+    byKind.push(fair);
   }
-  return candidates.length === 0 ? NONE : { candidates, ids: new Set(candidates.map((candidate) => candidate.id)) };
+  // Each kind's candidates in turn with the others': a kind with many jobs does not fill the batch.
+  const candidates = takeInTurn(byKind, room);
+  if (candidates.length === 0) return NONE;
+  return { candidates, ids: new Set(candidates.map((candidate) => candidate.id)), queue: rules.queue, limited: plans.filter((plan) => plan.limited) };
 }
 
-/** How many jobs the claim reads of each kind: under the limits it could lock, in order, until `room` is spent. */
+/** How many jobs the claim reads of each kind: at most `room`, and no more than the limits it could lock leave. */
 async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRules, kinds: readonly string[], room: number): Promise<KindPlan[]> {
   const limited = kinds.filter((kind) => rules.limited.includes(kind));
-  const [locked, counted] = (limited.length === 0 ? [[], []] : await tx.run([limitSql.LOCK_LIMITS_SQL, [rules.queue, limited]], [limitSql.COUNT_RUNNING_SQL(table), [limited]])) as [
-    Array<{ kind: string; concurrency: number | null; group_concurrency: number | null }>,
-    Array<{ kind: string; running: number }>,
-  ];
+  const [locked, counted, rated] = (
+    limited.length === 0
+      ? [[], [], []]
+      : await tx.run(
+          [limitSql.LOCK_LIMITS_SQL, [rules.queue, limited]],
+          [limitSql.COUNT_RUNNING_SQL(table), [limited]],
+          [limitSql.RATE_SPENT_SQL, [limitSql.RATE_MARGIN_MICROSECONDS, rules.queue, limited]],
+        )
+  ) as [LimitRow[], Array<{ kind: string; running: number }>, Array<{ kind: string; spent: number }>];
   const limits = new Map(locked.map((row) => [row.kind, row]));
   const running = new Map(counted.map((row) => [row.kind, Number(row.running)]));
+  const spent = new Map(rated.map((row) => [row.kind, Number(row.spent)]));
   const plans: KindPlan[] = [];
-  let left = room;
   for (const kind of kinds) {
     const limit = limits.get(kind);
     // A limited kind whose row another claim holds is that claim's to take this turn.
     if (limited.includes(kind) && limit === undefined) continue;
-    const take = limit?.concurrency == null ? left : Math.min(left, Number(limit.concurrency) - (running.get(kind) ?? 0));
+    const rate = rateWindow(limit?.rate_jobs, limit?.rate_seconds);
+    const take = Math.min(
+      room,
+      limit?.concurrency == null ? Infinity : Number(limit.concurrency) - (running.get(kind) ?? 0),
+      rate === null ? Infinity : rate.jobs - (spent.get(kind) ?? 0),
+    );
     if (take <= 0) continue;
     const groupConcurrency = limit?.group_concurrency == null ? null : Number(limit.group_concurrency);
-    plans.push({ kind, take, grouped: groupConcurrency !== null || rules.grouped.includes(kind), groupConcurrency });
-    left -= take;
-    if (left === 0) break;
+    const groupRate = rateWindow(limit?.group_rate_jobs, limit?.group_rate_seconds);
+    const perGroup = groupConcurrency !== null || groupRate !== null;
+    plans.push({ kind, take, grouped: perGroup || rules.grouped.includes(kind), limited: limit !== undefined, groupConcurrency, rate, groupRate });
   }
   return plans;
+}
+
+function rateWindow(jobs: number | null | undefined, perSeconds: number | null | undefined): RateWindow | null {
+  return jobs == null || perSeconds == null ? null : { jobs: Number(jobs), windowUs: Number(perSeconds) * 1e6 + limitSql.RATE_MARGIN_MICROSECONDS };
 }
 
 /**
@@ -93,25 +129,33 @@ async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRu
  * the rotation stands (and, past the end, from the first group round to it again). `shares` then
  * says which jobs of which groups to read next, and `fill` shares them out.
  */
-function groupHeads(table: QuotedIdentifier, plan: KindPlan, rotation: GroupRotation) {
-  const { kind, take, groupConcurrency } = plan;
+function groupHeads(table: QuotedIdentifier, queue: string, plan: KindPlan, rotation: GroupRotation) {
+  const { kind, take, groupConcurrency, groupRate } = plan;
   const after = rotation.of(kind);
   const count = groupsToRead(take);
-  const groupsAfter = (from: string): Statement => [groupSql.groupsAfterSql(table, groupConcurrency !== null), [kind, from, kind, count, ...(groupConcurrency !== null ? [kind] : [])]];
+  const groupsAfter = (start: string, count: number, inclusive = false): Statement => [
+    groupSql.groupsAfterSql(table, groupConcurrency !== null, groupRate !== null, inclusive),
+    [...(groupConcurrency !== null ? [kind] : []), ...(groupRate !== null ? [queue, kind, groupRate.windowUs] : []), kind, start, count],
+  ];
   const statements: Statement[] = [
     [groupSql.EXPIRED_IN_GROUPS_SQL(table), [kind, take]],
     claimSql.candidatesOldest(table, { kinds: [kind] }, undefined, take),
-    groupsAfter(after),
-    ...(after === '' ? [] : [groupsAfter('')]),
+    groupsAfter(after, count),
+    // Past the last group, round from the first to the rotation's own again: the groups before it
+    // that the window reaches, then that group itself, whatever lies between.
+    ...(after === '' ? [] : [groupsAfter('', count), groupsAfter(after, 1, true)]),
   ];
   const shares = (results: unknown[]) => {
-    const [expired, ungroupedRows, later, fromFirst = []] = results as [Array<{ id: number; job_group: string }>, CandidateRow[], ...Array<Array<{ job_group: string; running: number }>>];
+    const [expired, ungroupedRows, later, fromFirst = [], itself = []] = results as [Array<{ id: number; job_group: string }>, CandidateRow[], ...Array<Array<{ job_group: string; running: number; spent: number }>>];
     const ungrouped = orderCandidates(ungroupedRows, take);
     const seen = new Set(later.map((row) => row.job_group));
-    const wrapped = fromFirst.filter((row) => row.job_group <= after && !seen.has(row.job_group));
-    const groups = [...later, ...wrapped].slice(0, count).map((row) => ({ group: row.job_group, room: groupConcurrency === null ? Infinity : groupConcurrency - Number(row.running) }));
+    const wrapped = [...fromFirst.filter((row) => row.job_group < after), ...itself.filter((row) => row.job_group === after)].filter((row) => !seen.has(row.job_group));
+    const roomOf = (row: { running: number; spent: number }) =>
+      Math.min(groupConcurrency === null ? Infinity : groupConcurrency - Number(row.running), groupRate === null ? Infinity : groupRate.jobs - Number(row.spent));
+    const groups = [...later, ...wrapped].slice(0, count).map((row) => ({ group: row.job_group, room: roomOf(row) }));
     const open = groups.filter((group) => group.room > 0);
-    const perGroup = sharePerGroup(take, open.length + (ungrouped.length > 0 ? 1 : 0));
+    // At least two shares: groups the window did not reach may be waiting past a big one.
+    const perGroup = sharePerGroup(take, Math.max(2, open.length + (ungrouped.length > 0 ? 1 : 0)));
     const statements = open.map(({ group, room }): Statement => [groupSql.groupJobsSql(table), [kind, group, Math.min(room, perGroup)]]);
     const fill = (jobRows: unknown[]) => {
       const jobs = new Map(open.map(({ group }, i) => [group, (jobRows[i] as Array<{ id: number; priority: number; job_group: string }>).map(toCandidate)]));
@@ -130,11 +174,30 @@ function groupHeads(table: QuotedIdentifier, plan: KindPlan, rotation: GroupRota
 const toCandidate = (row: { id: number; priority: number; job_group: string }): GroupedCandidate => ({ id: Number(row.id), priority: Number(row.priority), group: row.job_group });
 
 /**
- * The write that marks the limit rows of the kinds a claim took jobs of under their limits, of the
- * jobs it locked (on Galera, what makes two nodes' claims conflict).
+ * What a claim writes for the limits it took jobs under, of the jobs it locked: the limit rows of
+ * the kinds it took (on Galera, what makes two nodes' claims conflict), and for kinds with a rate
+ * the jobs it took, kind-wide and per group, with the claims no window reaches any more forgotten.
  */
-export function touchLimits(rules: KindRules | undefined, locked: ReadonlyArray<{ id: number; kind: string | null }>, apart: ReadonlySet<number>): Statement[] {
-  if (rules === undefined || apart.size === 0) return [];
-  const kinds = new Set(locked.filter((job) => apart.has(job.id) && rules.limited.includes(job.kind!)).map((job) => job.kind!));
-  return kinds.size === 0 ? [] : [[limitSql.TOUCH_LIMITS_SQL, [rules.queue, [...kinds]]]];
+export function limitWrites(apart: KindsApart, locked: ReadonlyArray<{ id: number; kind: string | null; group: string | null }>): Statement[] {
+  const { queue } = apart;
+  const taken = locked.filter((job) => apart.ids.has(job.id));
+  const plans = apart.limited.filter((plan) => taken.some((job) => job.kind === plan.kind));
+  if (plans.length === 0) return [];
+  const logged: unknown[][] = [];
+  const forget: Statement[] = [];
+  for (const { kind, rate, groupRate } of plans) {
+    const jobs = taken.filter((job) => job.kind === kind);
+    if (rate !== null) logged.push([queue, kind, '', jobs.length]);
+    if (groupRate !== null) {
+      const byGroup = new Map<string, number>();
+      for (const { group } of jobs) if (group !== null) byGroup.set(group, (byGroup.get(group) ?? 0) + 1);
+      for (const [group, count] of byGroup) logged.push([queue, kind, group, count]);
+    }
+    if (rate !== null || groupRate !== null) forget.push([limitSql.FORGET_RATE_CLAIMS_SQL, [queue, kind, Math.max(rate?.windowUs ?? 0, groupRate?.windowUs ?? 0)]]);
+  }
+  return [
+    [limitSql.TOUCH_LIMITS_SQL, [queue, plans.map((plan) => plan.kind)]],
+    ...(logged.length === 0 ? [] : [[limitSql.logRateClaimsSql(logged.length), logged.flat()] satisfies Statement]),
+    ...forget,
+  ];
 }

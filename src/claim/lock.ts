@@ -11,7 +11,7 @@ type LockedRow = Omit<ClaimedJob, 'payload' | 'traceContext'> & { payload: strin
 
 /** What the locking read of a claim turn came to. */
 export interface Locked {
-  /** Jobs to mark claimed, ids ascending. */
+  /** Jobs to mark claimed, in the order they were chosen (see Claim.jobs). */
   jobs: ClaimedJob[];
   /** Jobs whose lease ran out once too often: they go to `failed` instead. */
   exhausted: number[];
@@ -30,7 +30,7 @@ export async function lockCandidates(tx: Transaction, table: QuotedIdentifier, f
   const [rows] = await tx.run([claimSql.LOCK_CANDIDATES_SQL(table), [found.map((candidate) => candidate.id)]]);
   const lockedJobs = rows as Array<LockedRow>;
   const kept = rules === undefined ? lockedJobs : withinKindRules(lockedJobs, rules, apart);
-  return { ...takeLocked(keepNoLessUrgentThanSkipped(found, kept)), candidates: found.length - (lockedJobs.length - kept.length) };
+  return { ...takeLocked(keepNoLessUrgentThanSkipped(found, kept), found), candidates: found.length - (lockedJobs.length - kept.length) };
 }
 
 /** The third round trip's writes, before the COMMIT: exhausted jobs to `failed`, the others claimed under the token. */
@@ -48,17 +48,20 @@ const LEASES_RAN_OUT =
   'each worker that held it died, hung or was stopped hard while it ran (does it crash its process?)';
 
 /**
- * Of the locked jobs (in candidate order), those whose lease ran out once too often, and those to
- * claim: all the others, unless one of them has had a lease run out (a suspect: it may crash its
- * worker), which is then claimed alone. The rest stay waiting: their locks end with the COMMIT.
+ * Of the locked jobs, those whose lease ran out once too often, and those to claim: all the
+ * others, unless one of them has had a lease run out (a suspect: it may crash its worker), which
+ * is then claimed alone. The rest stay waiting: their locks end with the COMMIT. The jobs come in
+ * the order of the candidates: a worker starts jobs of one priority in that order, which for a
+ * kind shared between groups is their round-robin.
  */
-function takeLocked(locked: ReadonlyArray<LockedRow>): Omit<Locked, 'candidates'> {
+function takeLocked(locked: ReadonlyArray<LockedRow>, found: readonly Candidate[]): Omit<Locked, 'candidates'> {
   const exhausted = locked.filter((job) => job.leaseExpiries >= DEFAULTS.maxLeaseExpiries).map((job) => job.id);
   const runnable = locked.filter((job) => job.leaseExpiries < DEFAULTS.maxLeaseExpiries);
   const suspect = runnable.find((job) => job.leaseExpiries > 0);
+  const position = new Map(found.map((candidate, i) => [candidate.id, i]));
   const jobs = (suspect === undefined ? runnable : [suspect])
     .map((job) => ({ ...job, payload: parseJson(job.payload), traceContext: parseJson(job.traceContext) }))
-    .sort((a, b) => a.id - b.id);
+    .sort((a, b) => position.get(a.id)! - position.get(b.id)!);
   return { exhausted, jobs };
 }
 

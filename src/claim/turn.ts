@@ -8,7 +8,7 @@ import { takeInTurn } from './candidate-order.js';
 import { lockCandidates, markStatements } from './lock.js';
 import { claimScope } from './kind-rules.js';
 import { GroupRotation } from './fair-share.js';
-import { candidatesOfKindsApart, touchLimits } from './kinds-apart.js';
+import { candidatesOfKindsApart, limitWrites } from './kinds-apart.js';
 import type { SettleRequest, SettleResult, TurnRequest, TurnResult } from './turn-request.js';
 import type { Claim, Settlement } from './types.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
@@ -37,7 +37,7 @@ export async function claimTurn(db: Database, table: QuotedIdentifier, request: 
     if (found.length === 0 && lane !== undefined && lane.count > 1) found = await reader.stale();
     // Kinds with a limit or with groups are claimed apart (kinds-apart.ts), in turn with the rest.
     const apart = await candidatesOfKindsApart(tx, table, request.claim, rules, request.rotation ?? new GroupRotation(), batchSize);
-    found = takeInTurn(apart.candidates, found, batchSize);
+    found = takeInTurn([apart.candidates, found], batchSize);
     const result = (claimCount: TurnResult['claimCount'], claim: Claim, settlement: Settlement): TurnResult => ({
       settlement,
       claim,
@@ -53,7 +53,7 @@ export async function claimTurn(db: Database, table: QuotedIdentifier, request: 
     if (found.length === 0) return nothingClaimed('none', 0);
     const locked = await lockCandidates(tx, table, found, rules, apart.ids);
     if (locked.jobs.length === 0 && locked.exhausted.length === 0) return nothingClaimed(locked.candidates > 0 ? 'empty' : 'none', locked.candidates);
-    const writes = [...touchLimits(rules, locked.jobs, apart.ids), ...markStatements(table, locked, { ownerId, token, leaseMicroseconds })];
+    const writes = [...limitWrites(apart, locked.jobs), ...markStatements(table, locked, { ownerId, token, leaseMicroseconds })];
     const claim = { jobs: locked.jobs, failedIds: locked.exhausted, candidates: locked.candidates, writes };
     if (db.galera !== undefined && locked.jobs.length > 0) {
       // Galera's row locks are local to a node, and its certification does not catch every lost

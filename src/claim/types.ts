@@ -50,7 +50,10 @@ export interface ClaimOptions {
 export interface Claim {
   /** Unique to this claim: only the holder of this token can complete or release its jobs. */
   readonly token: Buffer;
-  /** The jobs now held, ids ascending; empty when nothing could be claimed. */
+  /**
+   * The jobs now held, in the order the claim chose them: expired leases first, then by priority
+   * and age, and round-robin between the groups of a kind; empty when nothing could be claimed.
+   */
   readonly jobs: readonly ClaimedJob[];
   /** How many candidate ids the first step found (the claim is "empty" when this is > 0 and jobs is empty). */
   readonly candidates: number;

@@ -2,10 +2,18 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { DEFAULT_DATABASE_URL, DATABASE_URL_ENV } from '../config/database-url.js';
 import { DEFAULT_TABLE } from '../config/defaults.js';
 import { describeRange, inRange, OPTIONS, type NumberOption, type NumberRange } from '../config/options.js';
+import { parseRate, RATE_FORMAT, type Rate } from '../config/rate.js';
 
 /** A commander parser for a number in [min, max]; `integer` refuses fractions. */
 export function numberIn(min: number, max: number, integer = true): (value: string) => number {
   return parserFor({ min, max, integer });
+}
+
+/** A commander parser for a rate, `N/DURATION`. */
+export function rateArgument(value: string): Rate {
+  const rate = parseRate(value);
+  if (rate === undefined) throw new InvalidArgumentError(`expected ${RATE_FORMAT}, got ${JSON.stringify(value)}.`);
+  return rate;
 }
 
 /** A commander parser that takes what the rule takes. */

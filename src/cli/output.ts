@@ -4,6 +4,8 @@ import type { QueueStats, ServerInfo } from '../queue/types.js';
 import { JOB_STATUSES } from '../queue/types.js';
 import type { ProcessingSummary } from '../processes/supervisor.js';
 import { describeLayout } from '../queue/table-layout.js';
+import { formatRate } from '../config/rate.js';
+import type { KindLimitStatus } from '../queue/types.js';
 
 /** Colours only on a terminal; NO_COLOR turns them off, FORCE_COLOR on (https://no-color.org). */
 function colourLevel(): 0 | 1 | 2 | 3 {
@@ -105,10 +107,17 @@ export interface StatsContext {
   completedPerSecond: number | null;
 }
 
-/** A kind's limits in a few characters: `3`, `1/group`, `3, 1/group`; empty without any. */
-export function limitCell(limit: { concurrency: number | null; groupConcurrency: number | null } | null): string {
+/** A kind's limits in a few characters: `3`, `1/group`, `100/1s`, `3, 1/group`; empty without any. */
+export function limitCell(limit: Omit<KindLimitStatus, 'kind' | 'running'> | null): string {
   if (limit === null) return '';
-  return [limit.concurrency === null ? [] : [String(limit.concurrency)], limit.groupConcurrency === null ? [] : [`${limit.groupConcurrency}/group`]].flat().join(', ');
+  const { concurrency, groupConcurrency, rate, groupRate } = limit;
+  const cells = [
+    ...(concurrency === null ? [] : [String(concurrency)]),
+    ...(groupConcurrency === null ? [] : [`${groupConcurrency}/group`]),
+    ...(rate === null ? [] : [formatRate(rate)]),
+    ...(groupRate === null ? [] : [`${formatRate(groupRate)}/group`]),
+  ];
+  return cells.join(', ');
 }
 
 /** The stats command's text: the status table, kinds, head-of-queue age, owners, rate, server. */

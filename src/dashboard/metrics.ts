@@ -27,6 +27,8 @@ export class QueueMetrics {
   private readonly emptyClaims = this.counter('jobq_empty_claims_total', 'Claims that found candidates but locked none (another worker was faster)', []);
   private readonly limitConcurrency = this.gauge('jobq_limit_concurrency', "A kind's limit: most of its jobs running at once", ['kind']);
   private readonly limitGroupConcurrency = this.gauge('jobq_limit_group_concurrency', "A kind's limit per group: most jobs of each of its groups running at once", ['kind']);
+  private readonly limitRate = this.gauge('jobq_limit_rate', "A kind's rate limit, in jobs per second", ['kind']);
+  private readonly limitGroupRate = this.gauge('jobq_limit_group_rate', "A kind's rate limit per group, in jobs per second for each of its groups", ['kind']);
   private readonly limitHeldBack = this.gauge('jobq_limit_held_back', 'Due jobs of a kind its limit holds back now', ['kind']);
   private readonly skippedSchedules = this.gauge('jobq_schedules_skipped', 'Schedules the workers skip: their cron or time zone cannot be read (jobq schedule list says why)', []);
 
@@ -42,6 +44,8 @@ export class QueueMetrics {
       if (limit !== null) {
         if (limit.concurrency !== null) this.limitConcurrency.set({ kind: label }, limit.concurrency);
         if (limit.groupConcurrency !== null) this.limitGroupConcurrency.set({ kind: label }, limit.groupConcurrency);
+        if (limit.rate !== null) this.limitRate.set({ kind: label }, limit.rate.jobs / limit.rate.perSeconds);
+        if (limit.groupRate !== null) this.limitGroupRate.set({ kind: label }, limit.groupRate.jobs / limit.groupRate.perSeconds);
         this.limitHeldBack.set({ kind: label }, limit.heldBack);
       }
       for (const status of JOB_STATUSES) this.jobs.set({ status, kind: label }, counts[status]);

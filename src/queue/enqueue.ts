@@ -8,6 +8,7 @@ import { isDuplicateKey } from '../db/server-errors.js';
 import { idRange, KeyedInsert, type IdRange } from './keyed-insert.js';
 import type { JobRow } from './new-jobs.js';
 import { ID_RANGE_OF_KEYS_SQL, INSERT_ONE_JOB_SQL, insertJobsSql } from './sql/enqueue.js';
+import { addGroupedKindsSql } from '../claim/sql/groups.js';
 import * as keySql from './sql/job-keys.js';
 import type { EnqueueResult } from './types.js';
 import { loadJobSpans } from '../tracing/job-spans.js';
@@ -64,6 +65,9 @@ export function insertTarget(database: string, name: string): InsertTarget {
  * caller's transaction.
  */
 export class JobInserts {
+  /** Kinds this process has listed in jobq_grouped_kinds already. */
+  private readonly groupedKinds = new Set<string>();
+
   constructor(
     private readonly db: Database,
     private readonly table: InsertTarget,
@@ -72,9 +76,10 @@ export class JobInserts {
     private readonly partitioned: () => Promise<boolean>,
   ) {}
 
-  /** One job in one round trip; its id. */
+  /** One job in one round trip (and, the first time a job of its kind has a group, one before); its id. */
   async one(row: JobRow, options: EnqueueOptions): Promise<number> {
     const caller = callerOf(options);
+    await this.listGroupedKinds([row]);
     return this.traced([row], (id) => id, async () => {
       if (await this.partitioned()) return (await this.insertKeyed([row], caller, true))!.firstId!;
       if (this.readsBackInserts(caller)) return (await this.insertReadBack([row])).firstId!;
@@ -87,7 +92,20 @@ export class JobInserts {
   async many(rows: JobRow[], options: EnqueueOptions & { idRange?: boolean }): Promise<EnqueueResult> {
     const caller = callerOf(options);
     if (rows.length === 0) return { count: 0, firstId: null, lastId: null };
+    await this.listGroupedKinds(rows);
     return this.traced(rows, (result) => result.firstId, () => this.insertMany(rows, caller, options.idRange !== false));
+  }
+
+  /**
+   * Lists the kinds of the rows that carry a group in jobq_grouped_kinds (claim/sql/groups.ts), on
+   * the queue's own connection and before the rows go in: workers then share those kinds between
+   * groups from the moment the jobs are there. Once per kind and process.
+   */
+  private async listGroupedKinds(rows: readonly JobRow[]): Promise<void> {
+    const kinds = [...new Set(rows.filter((row) => row[8] !== null && !this.groupedKinds.has(row[1]!)).map((row) => row[1]!))];
+    if (kinds.length === 0) return;
+    await this.run(addGroupedKindsSql(kinds.length), kinds.flatMap((kind) => [this.table.name, kind]));
+    for (const kind of kinds) this.groupedKinds.add(kind);
   }
 
   /**

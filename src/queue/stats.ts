@@ -1,12 +1,11 @@
 import type { QuotedIdentifier } from '../config/identifiers.js';
-import type { KindLimitStatus } from './limits.js';
 import type { Database } from '../db/database.js';
 import { readGaleraNode } from '../db/galera.js';
 import * as countersSql from '../claim/sql/counters.js';
 import type { Schedule } from './schedules.js';
 import * as statsSql from './sql/stats.js';
 import { readTableLayout } from './table-layout.js';
-import { JOB_STATUSES, type JobStatus, type QueueStats, type ServerInfo } from './types.js';
+import { JOB_STATUSES, type JobStatus, type KindLimitStatus, type QueueStats, type ServerInfo } from './types.js';
 
 const noTotals = () => ({ completed: 0, failed: 0, retried: 0 });
 
@@ -57,8 +56,8 @@ export async function readQueueStats(db: Database, table: { name: string; quoted
     const limit = limits.find((candidate) => candidate.kind === kind);
     if (limit === undefined) return null;
     const room = limit.concurrency === null ? Infinity : Math.max(0, limit.concurrency - limit.running);
-    const { concurrency, groupConcurrency, running } = limit;
-    return { concurrency, groupConcurrency, running, heldBack: Math.max(0, entry.counts.unclaimed - entry.delayed - room) };
+    const { concurrency, groupConcurrency, rate, groupRate, running } = limit;
+    return { concurrency, groupConcurrency, rate, groupRate, running, heldBack: Math.max(0, entry.counts.unclaimed - entry.delayed - room) };
   };
   const kinds: QueueStats['byKind'] = [...byKind]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))

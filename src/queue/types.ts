@@ -1,4 +1,5 @@
 import type { GaleraNode } from '../db/galera.js';
+import type { Rate } from '../config/rate.js';
 import type { TableLayout } from './table-layout.js';
 
 export type { Claim, ClaimedJob, ClaimOptions, Lane, Settlement } from '../claim/types.js';
@@ -118,11 +119,10 @@ export interface QueueStats {
     delayed: number;
     paused: boolean;
     /**
-     * The kind's limits (`setLimit`): most running at once (null: no such limit), of each group,
-     * running now, and the due jobs the kind's concurrency holds back now (waiting beyond the room
-     * it leaves); null without any.
+     * The kind's limits (`setLimit`, null: no such limit), running now, and the due jobs the kind's
+     * concurrency holds back now (waiting beyond the room it leaves); null without any limit.
      */
-    limit: { concurrency: number | null; groupConcurrency: number | null; running: number; heldBack: number } | null;
+    limit: (Omit<KindLimitStatus, 'kind'> & { heldBack: number }) | null;
     nextScheduledAt: Date | null;
     /** Jobs completed, failed for good and retried since the queue was made, deleted ones included. */
     totals: { completed: number; failed: number; retried: number };
@@ -163,4 +163,29 @@ export interface ServerInfo {
   binlogEnabled: boolean;
   /** The server is a Galera node: its state and its cluster's (absent on other servers). */
   galera?: GaleraNode;
+}
+
+/**
+ * Limits on the jobs of a kind, held by every worker of the queue on every machine. A job runs
+ * from its claim until it is settled or its lease runs out.
+ */
+export interface KindLimit {
+  /** Most jobs of the kind running at once, counted across every worker. */
+  concurrency?: number;
+  /** Most jobs of each group of the kind running at once (see `group` in the enqueue options). */
+  groupConcurrency?: number;
+  /** Most jobs of the kind claimed in any window of `perSeconds`. */
+  rate?: Rate;
+  /** Most jobs of each group of the kind claimed in any window of `perSeconds`. */
+  groupRate?: Rate;
+}
+
+/** A kind's limits as they stand (null: none of that sort), with the jobs of the kind running now. */
+export interface KindLimitStatus {
+  kind: string;
+  concurrency: number | null;
+  groupConcurrency: number | null;
+  rate: Rate | null;
+  groupRate: Rate | null;
+  running: number;
 }

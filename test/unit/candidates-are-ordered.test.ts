@@ -19,9 +19,9 @@ test('expired leases come first, whatever their priority; then the lane', () => 
   ]);
 });
 
-test('head jobs more urgent than the lane\'s least urgent join it, once each; the others stay out', () => {
+test('head jobs more urgent than the lane\'s least urgent join it, once each, in the order of priority; the others stay out', () => {
   const rows = [lane(10, 5), lane(11, 0), ahead(3, 1), ahead(4, 9), ahead(11, 0)];
-  assert.deepEqual(orderCandidates(rows, 10).map((candidate) => candidate.id), [10, 11, 3]);
+  assert.deepEqual(orderCandidates(rows, 10).map((candidate) => candidate.id), [11, 3, 10]);
 });
 
 test('over the limit, the most urgent are taken, the oldest first among equals', () => {

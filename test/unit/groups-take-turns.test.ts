@@ -59,10 +59,11 @@ test('an even share per group, rounded up; none without groups', () => {
   assert.equal(sharePerGroup(20, 0), 0);
 });
 
-test('a batch taken in turn from the kinds read apart and the rest, each id once', () => {
+test('a batch taken in turn from each kind read apart and the rest, each id once', () => {
   const c = (...list: number[]) => list.map((id) => ({ id, priority: 0 }));
-  assert.deepEqual(ids(takeInTurn(c(1, 2, 3, 4), c(10, 11), 5)), [1, 10, 2, 11, 3]);
-  assert.deepEqual(ids(takeInTurn(c(1, 2), c(2, 3, 1, 4), 10)), [1, 2, 3, 4]);
-  assert.deepEqual(ids(takeInTurn([], c(5, 6, 7), 2)), [5, 6]);
-  assert.deepEqual(ids(takeInTurn(c(5, 6, 7), [], 2)), [5, 6]);
+  assert.deepEqual(ids(takeInTurn([c(1, 2, 3, 4), c(10, 11)], 5)), [1, 10, 2, 11, 3]);
+  assert.deepEqual(ids(takeInTurn([c(1, 2), c(2, 3, 1, 4)], 10)), [1, 2, 3, 4]);
+  assert.deepEqual(ids(takeInTurn([[], c(5, 6, 7)], 2)), [5, 6]);
+  assert.deepEqual(ids(takeInTurn([c(5, 6, 7), []], 2)), [5, 6]);
+  assert.deepEqual(ids(takeInTurn([c(1), c(20, 21, 22), c(30, 31)], 6)), [1, 20, 30, 21, 31, 22], 'three kinds: one of each in turn');
 });

@@ -3,18 +3,21 @@ import { exactCollation, type ServerVersion } from '../../db/server-version.js';
 /**
  * Limits on kinds: a row per limited kind of each queue, shared by every queue of the database
  * like jobq_paused_kinds, so a limit holds for every worker on every machine and outlasts
- * restarts. `concurrency`: at most that many jobs of the kind running at once, a job running from
- * its claim until it is settled or its lease runs out; `group_concurrency`: the same for the jobs of
- * each group of the kind (NULL: no such limit).
+ * restarts. NULL in a column: no limit of that sort.
+ * - `concurrency`: at most that many jobs of the kind running at once, a job running from its
+ *   claim until it is settled or its lease runs out; `group_concurrency`: the same for the jobs of
+ *   each group of the kind.
+ * - `rate_jobs` per `rate_seconds`: at most that many jobs of the kind claimed in any window of
+ *   that length; `group_rate_*`: the same for each group.
  *
  * A claim of a limited kind locks the kind's row (SKIP LOCKED: a claim never waits on a limit, it
  * leaves the kind to the claim that holds the row), counts the kind's running jobs (and those of
- * the groups it reads, sql/groups.ts) in the jobs table itself, and claims at most the difference,
- * all in its one transaction. Nothing is counted
- * up and down: a worker killed with SIGKILL frees its slots when its leases end, as its jobs become
- * claimable again, never earlier and never twice. Every claim that takes jobs under a limit also
- * writes the row (`claims`): on Galera, where row locks are local to a node, two nodes' claims of
- * the kind then conflict at certification and one runs again, counting anew.
+ * the groups it reads, sql/groups.ts) in the jobs table itself, and the jobs claimed within the
+ * rate's window in jobq_rate_claims, and claims at most what is left, all in its one transaction.
+ * Nothing is counted up and down: a worker killed with SIGKILL frees its slots when its leases end,
+ * as its jobs become claimable again, never earlier and never twice. Every claim that takes jobs
+ * under a limit also writes the row (`claims`): on Galera, where row locks are local to a node, two
+ * nodes' claims of the kind then conflict at certification and one runs again, counting anew.
  */
 
 export const createLimitsTableSql = (server: ServerVersion) => `
@@ -28,30 +31,49 @@ export const createLimitsTableSql = (server: ServerVersion) => `
   ) ENGINE = InnoDB COMMENT = 'jobq: limits on the jobs of a kind'`;
 
 /**
- * Schema 15: limits per group. The table is shared, so a later queue's migration finds the column
- * there already; the ALTER runs only where it is missing (neither server has ADD COLUMN IF NOT
- * EXISTS in common).
+ * Schema 15: limits per group, and rates. jobq_limits is shared, so a later queue's migration
+ * finds the columns there already; the ALTER runs only where they are missing (the two servers
+ * have no ADD COLUMN IF NOT EXISTS in common). jobq_rate_claims logs the jobs each claim under a
+ * rate took, kind-wide (`job_group` '') and per group, for as long as a window can reach back.
  */
-export const GROUP_LIMITS_SQL = `
+export const groupAndRateLimitsSql = (server: ServerVersion) => `
   SET @jobq_alter = IF((SELECT COUNT(*) FROM information_schema.COLUMNS
                          WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'jobq_limits' AND COLUMN_NAME = 'group_concurrency') = 0,
-    'ALTER TABLE jobq_limits MODIFY concurrency INT UNSIGNED NULL DEFAULT NULL, ADD COLUMN group_concurrency INT UNSIGNED NULL DEFAULT NULL AFTER concurrency',
+    'ALTER TABLE jobq_limits MODIFY concurrency INT UNSIGNED NULL DEFAULT NULL,
+       ADD COLUMN group_concurrency INT UNSIGNED NULL DEFAULT NULL AFTER concurrency,
+       ADD COLUMN rate_jobs INT UNSIGNED NULL DEFAULT NULL AFTER group_concurrency,
+       ADD COLUMN rate_seconds INT UNSIGNED NULL DEFAULT NULL AFTER rate_jobs,
+       ADD COLUMN group_rate_jobs INT UNSIGNED NULL DEFAULT NULL AFTER rate_seconds,
+       ADD COLUMN group_rate_seconds INT UNSIGNED NULL DEFAULT NULL AFTER group_rate_jobs',
     'DO 0');
   PREPARE jobq_alter FROM @jobq_alter;
   EXECUTE jobq_alter;
-  DEALLOCATE PREPARE jobq_alter`;
+  DEALLOCATE PREPARE jobq_alter;
+  CREATE TABLE IF NOT EXISTS jobq_rate_claims (
+    id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
+    queue VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+    kind VARCHAR(64) CHARACTER SET utf8mb4 COLLATE ${exactCollation(server)} NOT NULL,
+    job_group VARCHAR(64) CHARACTER SET utf8mb4 COLLATE ${exactCollation(server)} NOT NULL,
+    claimed_at TIMESTAMP(6) NOT NULL,
+    jobs INT UNSIGNED NOT NULL,
+    KEY spent (queue, kind, job_group, claimed_at),
+    KEY age (queue, kind, claimed_at)
+  ) ENGINE = InnoDB COMMENT = 'jobq: jobs claimed under a rate limit, while its window lasts'`;
 
-/** Sets a kind's limits, or changes them (NULL: none). Params: queue, kind, concurrency, group concurrency. */
+/** The columns of a kind's limits, in the order SET_LIMIT_SQL takes them after queue and kind. */
+export const LIMIT_COLUMNS = ['concurrency', 'group_concurrency', 'rate_jobs', 'rate_seconds', 'group_rate_jobs', 'group_rate_seconds'] as const;
+
+/** Sets a kind's limits, or changes them (NULL: none). Params: queue, kind, then one per LIMIT_COLUMNS. */
 export const SET_LIMIT_SQL = `
-  INSERT INTO jobq_limits (queue, kind, concurrency, group_concurrency) VALUES (?, ?, ?, ?)
-  ON DUPLICATE KEY UPDATE concurrency = VALUES(concurrency), group_concurrency = VALUES(group_concurrency), set_at = NOW(6)`;
+  INSERT INTO jobq_limits (queue, kind, ${LIMIT_COLUMNS.join(', ')}) VALUES (?, ?, ${LIMIT_COLUMNS.map(() => '?').join(', ')})
+  ON DUPLICATE KEY UPDATE ${LIMIT_COLUMNS.map((column) => `${column} = VALUES(${column})`).join(', ')}, set_at = NOW(6)`;
 
 /** Params: queue, kind. */
 export const REMOVE_LIMIT_SQL = 'DELETE FROM jobq_limits WHERE queue = ? AND kind = ?';
 
 /** The queue's limits, with the jobs of each kind running now. Params: queue. */
 export const LIMITS_SQL = (table: QuotedIdentifier) => `
-  SELECT l.kind, l.concurrency, l.group_concurrency,
+  SELECT l.kind, ${LIMIT_COLUMNS.map((column) => `l.${column}`).join(', ')},
          (SELECT COUNT(*) FROM ${table} AS j FORCE INDEX (kind_status_group_priority_run_after)
            WHERE j.kind = l.kind AND ${RUNNING}) AS running
     FROM jobq_limits AS l WHERE l.queue = ? ORDER BY l.kind`;
@@ -72,10 +94,43 @@ const RUNNING = `j.kind_status = 'claimed' AND j.waiting_priority = 0 AND j.kind
  * [kinds], [kinds].
  */
 export const LOCK_LIMITS_SQL = `
-  SELECT kind, concurrency, group_concurrency FROM jobq_limits WHERE queue = ? AND kind IN (?) FOR UPDATE SKIP LOCKED`;
+  SELECT kind, ${LIMIT_COLUMNS.join(', ')} FROM jobq_limits WHERE queue = ? AND kind IN (?) FOR UPDATE SKIP LOCKED`;
 export const COUNT_RUNNING_SQL = (table: QuotedIdentifier) => `
   SELECT j.kind, COUNT(*) AS running FROM ${table} AS j FORCE INDEX (kind_status_group_priority_run_after)
    WHERE j.kind IN (?) AND ${RUNNING} GROUP BY j.kind`;
 
 /** Marks the limit rows of the kinds a claim took jobs of as written by it. Params: queue, [kinds]. */
 export const TOUCH_LIMITS_SQL = 'UPDATE jobq_limits SET claims = claims + 1 WHERE queue = ? AND kind IN (?)';
+
+/**
+ * A claim counts the jobs claimed within a rate's window and this much before it: a job starts a
+ * few milliseconds after its claim, at most this much later than another claim's, so its
+ * handler's start keeps within the rate too.
+ */
+export const RATE_MARGIN_MICROSECONDS = 50_000;
+
+/**
+ * The jobs of each kind claimed within its rate's window (and the margin), kind-wide. Read after
+ * the limit rows are locked: every claim under the rate committed before is counted. Params:
+ * margin in microseconds, queue, [kinds].
+ */
+export const RATE_SPENT_SQL = `
+  SELECT c.kind, SUM(c.jobs) AS spent FROM jobq_limits AS l
+    JOIN jobq_rate_claims AS c FORCE INDEX (spent)
+      ON c.queue = l.queue AND c.kind = l.kind AND c.job_group = ''
+     AND c.claimed_at > NOW(6) - INTERVAL (l.rate_seconds * 1000000 + ?) MICROSECOND
+   WHERE l.queue = ? AND l.kind IN (?) AND l.rate_jobs IS NOT NULL
+   GROUP BY c.kind`;
+
+/** The jobs of a group claimed within its kind's window per group, for groups.ts. Params: queue, kind, window and margin in microseconds. */
+export const groupRateSpentSql = (group: string) => `
+    (SELECT COALESCE(SUM(c.jobs), 0) FROM jobq_rate_claims AS c FORCE INDEX (spent)
+      WHERE c.queue = ? AND c.kind = ? AND c.job_group = ${group} AND c.claimed_at > NOW(6) - INTERVAL ? MICROSECOND)`;
+
+/** Logs jobs a claim took under rates: rows of (queue, kind, group or '', jobs), claimed now. */
+export const logRateClaimsSql = (rows: number) => `
+  INSERT INTO jobq_rate_claims (queue, kind, job_group, claimed_at, jobs) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, NOW(6), ?)').join(', ')}`;
+
+/** Forgets claims no window reaches any more. Params: queue, kind, how far back windows reach in microseconds. */
+export const FORGET_RATE_CLAIMS_SQL = `
+  DELETE FROM jobq_rate_claims WHERE queue = ? AND kind = ? AND claimed_at < NOW(6) - INTERVAL ? MICROSECOND`;

@@ -1,8 +1,9 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { LIMIT_OPTIONS } from '../../config/options.js';
 import { ExitCode, JobqError } from '../../errors.js';
-import type { KindLimit, KindLimitStatus } from '../../queue/limits.js';
-import { addConnectionOptions, optionFor, type ConnectionOptions } from '../options.js';
+import { formatRate, type Rate } from '../../config/rate.js';
+import type { KindLimit, KindLimitStatus } from '../../queue/types.js';
+import { addConnectionOptions, optionFor, rateArgument, type ConnectionOptions } from '../options.js';
 import { alignedColumns } from '../output.js';
 import { withReadyQueue } from '../ready-queue.js';
 
@@ -21,6 +22,8 @@ export function registerLimit(program: Command): void {
 Examples:
   jobq limit set --kind email --concurrency 10         # the mail provider takes 10 requests at once
   jobq limit set --kind import --group-concurrency 1   # one import at a time per account (--group)
+  jobq limit set --kind charge --rate 100/1s           # the payment API takes 100 calls a second
+  jobq limit set --kind sync --group-rate 10/1m        # each account's API: 10 calls a minute
   jobq limit list
   jobq limit remove --kind email
 
@@ -34,12 +37,16 @@ Setting a kind's limits again replaces them: those not given are lifted.`,
     .requiredOption('--kind <kind>', 'the kind to limit')
     .addOption(optionFor(LIMIT_OPTIONS.concurrency))
     .addOption(optionFor(LIMIT_OPTIONS.groupConcurrency))
+    .addOption(new Option('--rate <n/duration>', 'most jobs of the kind claimed in any window of that length, e.g. 100/1s').argParser(rateArgument))
+    .addOption(new Option('--group-rate <n/duration>', 'most jobs of each group of the kind claimed in any window of that length').argParser(rateArgument))
     .action(async (options: KindOptions & KindLimit) => {
       const limit: KindLimit = {
         ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
         ...(options.groupConcurrency !== undefined && { groupConcurrency: options.groupConcurrency }),
+        ...(options.rate !== undefined && { rate: options.rate }),
+        ...(options.groupRate !== undefined && { groupRate: options.groupRate }),
       };
-      if (Object.keys(limit).length === 0) throw new JobqError(`give a limit: ${Object.values(LIMIT_OPTIONS).map((option) => option.flags.split(' ')[0]).join(' or ')}`, ExitCode.usage);
+      if (Object.keys(limit).length === 0) throw new JobqError('give a limit: --concurrency, --group-concurrency, --rate or --group-rate', ExitCode.usage);
       await withReadyQueue(options, async (queue, out) => {
         await queue.setLimit(options.kind, limit);
         out.line(`kind ${JSON.stringify(options.kind)}: ${describeLimit(limit)}`);
@@ -68,14 +75,28 @@ Setting a kind's limits again replaces them: those not given are lifted.`,
     });
 }
 
-function describeLimit({ concurrency, groupConcurrency }: KindLimit): string {
-  const perGroup = groupConcurrency === undefined ? '' : `${groupConcurrency} in each group`;
-  if (concurrency === undefined) return `at most ${perGroup} running at once`;
-  return `at most ${concurrency} running at once${perGroup === '' ? '' : `, ${perGroup}`}`;
+function describeLimit({ concurrency, groupConcurrency, rate, groupRate }: KindLimit): string {
+  const parts = [
+    both(concurrency === undefined ? undefined : `${concurrency} running at once`, groupConcurrency === undefined ? undefined : [`${groupConcurrency}`, 'running at once']),
+    both(rate === undefined ? undefined : `${rate.jobs} claimed ${per(rate)}`, groupRate === undefined ? undefined : [`${groupRate.jobs}`, `claimed ${per(groupRate)}`]),
+  ];
+  return parts.filter((part) => part !== '').join('; ');
 }
+
+/** `at most 10 running at once, 2 in each group`, `at most 1 running at once in each group`. */
+function both(kindWide: string | undefined, perGroup: [count: string, what: string] | undefined): string {
+  if (perGroup === undefined) return kindWide === undefined ? '' : `at most ${kindWide}`;
+  return kindWide === undefined ? `at most ${perGroup[0]} ${perGroup[1]} in each group` : `at most ${kindWide}, ${perGroup[0]} in each group`;
+}
+
+const WINDOWS: Record<number, string> = { 1: 'per second', 60: 'per minute', 3600: 'per hour', 86_400: 'per day' };
+const per = ({ perSeconds }: Rate) => WINDOWS[perSeconds] ?? `per ${perSeconds} seconds`;
 
 function limitTable(limits: KindLimitStatus[]): string[] {
   if (limits.length === 0) return ['no limits; set one with "jobq limit set --kind K --concurrency N"'];
-  const cell = (n: number | null) => (n === null ? '-' : String(n));
-  return alignedColumns([['kind', 'concurrency', 'per group', 'running'], ...limits.map((l) => [l.kind, cell(l.concurrency), cell(l.groupConcurrency), String(l.running)])]);
+  const cell = (value: number | Rate | null) => (value === null ? '-' : typeof value === 'number' ? String(value) : formatRate(value));
+  return alignedColumns([
+    ['kind', 'concurrency', 'per group', 'rate', 'group rate', 'running'],
+    ...limits.map((l) => [l.kind, cell(l.concurrency), cell(l.groupConcurrency), cell(l.rate), cell(l.groupRate), String(l.running)]),
+  ]);
 }

@@ -3,7 +3,8 @@ import { DEFAULTS } from '../../config/defaults.js';
 import { CREATE_COUNTERS_TABLE_SQL } from '../../claim/sql/counters.js';
 import { CREATE_JOB_KEYS_TABLE_SQL } from './job-keys.js';
 import { CREATE_LANES_TABLE_SQL, insertLanesSql } from '../../claim/sql/lanes.js';
-import { createLimitsTableSql, GROUP_LIMITS_SQL } from '../../claim/sql/limits.js';
+import { createLimitsTableSql, groupAndRateLimitsSql } from '../../claim/sql/limits.js';
+import { CREATE_GROUPED_KINDS_TABLE_SQL } from '../../claim/sql/groups.js';
 import { CREATE_PAUSED_KINDS_TABLE_SQL } from '../../claim/sql/pause.js';
 import { CREATE_SCHEDULES_TABLE_SQL } from './schedules.js';
 import type { QuotedIdentifier } from '../../config/identifiers.js';
@@ -241,15 +242,18 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 15,
-    description: 'groups of jobs, limits per group',
+    description: 'groups of jobs, limits per group, rate limits',
     // A job's group (a tenant, an account), NULL for none, and the kind index with the group
     // between status and priority: each group of a kind is a range of it, its waiting jobs in
     // priority and age order, and so are the jobs of the kind without a group (claim/sql/groups.ts).
+    // jobq_grouped_kinds lists the kinds whose jobs carry groups; the limits get columns per group
+    // and for rates, and jobq_rate_claims logs what claims under a rate took (claim/sql/limits.ts).
     // Not an index of its own: every job would have had an entry more to write and delete, and a
     // drain of jobs without groups lost 9 % (bench-results/groups-index-ab.json). The kind index
     // moves on every claim anyway; its entries are one NULL wider for jobs without a group.
     sql: (table, server) => `
-      ${GROUP_LIMITS_SQL};
+      ${groupAndRateLimitsSql(server)};
+      ${CREATE_GROUPED_KINDS_TABLE_SQL(exactCollation(server))};
       ALTER TABLE ${table}
         ADD COLUMN job_group VARCHAR(64) CHARACTER SET utf8mb4 COLLATE ${exactCollation(server)} NULL DEFAULT NULL,
         DROP INDEX kind_status_priority_run_after,
