@@ -47,6 +47,18 @@ function fill(tableId, rows, render) {
   for (const row of rows) render(body.insertRow(), row);
 }
 
+/** A kind's limits as `jobq stats` shows them: `3`, `1/group`, `100/1s`, `20/1m/group`. */
+function limitText(limit) {
+  if (limit === null) return '';
+  const rate = ({ jobs, perSeconds }) => (perSeconds % 3600 === 0 ? `${jobs}/${perSeconds / 3600}h` : perSeconds % 60 === 0 ? `${jobs}/${perSeconds / 60}m` : `${jobs}/${perSeconds}s`);
+  return [
+    limit.concurrency === null ? '' : String(limit.concurrency),
+    limit.groupConcurrency === null ? '' : `${limit.groupConcurrency}/group`,
+    limit.rate === null ? '' : rate(limit.rate),
+    limit.groupRate === null ? '' : `${rate(limit.groupRate)}/group`,
+  ].filter((part) => part !== '').join(', ');
+}
+
 const seconds = (s) => (s === null || s === undefined ? 'none waiting' : `${s.toFixed(2)} s`);
 
 async function refresh() {
@@ -62,9 +74,10 @@ async function refresh() {
   fill('kinds', stats.byKind, (tr, k) => {
     const kind = k.kind ?? '(none)';
     tr.dataset.kind = kind;
-    for (const value of [kind, k.counts.unclaimed - k.delayed, k.delayed, k.counts.claimed, k.counts.failed, k.counts.done, k.totals.completed, k.paused ? 'yes' : '']) cell(tr, value);
+    for (const value of [kind, k.counts.unclaimed - k.delayed, k.delayed, k.counts.claimed, k.counts.failed, k.counts.done, k.totals.completed, k.paused ? 'yes' : '', limitText(k.limit)]) cell(tr, value);
     const actions = cell(tr, '');
     if (k.kind !== null) button(actions, k.paused ? 'Resume' : 'Pause', () => post(k.paused ? '/api/resume' : '/api/pause', { kind: k.kind }).catch(alertError));
+    if (k.limit !== null) button(actions, 'Lift limit', () => post('/api/limit/remove', { kind: k.kind }).catch(limitError));
   });
   const skipped = document.getElementById('skipped-schedules');
   skipped.replaceChildren(
@@ -135,6 +148,24 @@ document.getElementById('cancel').addEventListener('submit', (event) => {
       document.getElementById('cancel-result').textContent = r.cancelled.length > 0 ? `cancelled job ${id}` : `not cancelled: ${why}`;
     })
     .catch(alertError);
+});
+
+function limitError(error) {
+  document.getElementById('limit-result').textContent = error.message;
+}
+
+document.getElementById('limit').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const value = (id) => document.getElementById(id).value.trim();
+  const number = (id) => (value(id) === '' ? undefined : Number(value(id)));
+  const text = (id) => (value(id) === '' ? undefined : value(id));
+  const kind = value('limit-kind');
+  const limit = { kind, concurrency: number('limit-concurrency'), groupConcurrency: number('limit-group-concurrency'), rate: text('limit-rate'), groupRate: text('limit-group-rate') };
+  post('/api/limit', limit)
+    .then(() => {
+      document.getElementById('limit-result').textContent = `limit of kind "${kind}" set`;
+    })
+    .catch(limitError);
 });
 
 refresh().catch(alertError);

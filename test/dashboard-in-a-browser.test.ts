@@ -58,7 +58,7 @@ async function until(check: () => Promise<boolean>): Promise<void> {
 
 const cellOf = (kind: string, column: number) => page.locator(`#kinds tr[data-kind="${kind}"] td`).nth(column);
 
-test('log in, watch the counts change, requeue a failed job, and see hostile payloads as text', { skip }, async () => {
+test('log in, watch the counts change, requeue a failed job, see hostile payloads as text, and set and lift a limit', { skip }, async () => {
   await page.goto(`${base}/`);
   await page.fill('input[name="token"]', token);
   await page.click('button[type="submit"]');
@@ -101,5 +101,19 @@ test('log in, watch the counts change, requeue a failed job, and see hostile pay
   await row.locator('button', { hasText: 'Requeue' }).click();
   await row.waitFor({ state: 'detached', timeout: 10_000 });
   assert.deepEqual(await db.rows('SELECT status, attempts FROM jobs WHERE id = ?', [hostile]), [{ status: 'unclaimed', attempts: 0 }], 'requeued with fresh attempts');
+
+  // A limit set from the form shows in the kind's row; a bad one says why; lifted from the row.
+  await page.fill('#limit-kind', 'email');
+  await page.fill('#limit-concurrency', '3');
+  await page.fill('#limit-rate', '100/1s');
+  await page.click('#limit button[type="submit"]');
+  await until(async () => (await cellOf('email', 8).textContent({ timeout: 1000 }).catch(() => null)) === '3, 100/1s');
+  assert.deepEqual((await queue.limits()).map(({ kind, concurrency, rate }) => ({ kind, concurrency, rate })), [{ kind: 'email', concurrency: 3, rate: { jobs: 100, perSeconds: 1 } }]);
+  await page.fill('#limit-rate', 'fast');
+  await page.click('#limit button[type="submit"]');
+  await until(async () => /^rate must be a number of jobs per length of time/.test((await page.locator('#limit-result').textContent()) ?? ''));
+  await page.locator('#kinds tr[data-kind="email"] button', { hasText: 'Lift limit' }).click();
+  await until(async () => (await cellOf('email', 8).textContent({ timeout: 1000 }).catch(() => null)) === '');
+  assert.deepEqual(await queue.limits(), []);
   assert.deepEqual(dialogs, [], 'no script ran: no dialog opened');
 });

@@ -109,6 +109,32 @@ test('malformed requests get a 4xx with a short message and change nothing', asy
   assert.deepEqual(await queue.pausedKinds(), []);
 });
 
+test('limits set and lifted from the page: shown in the stats it reads, and bad values refused with a 400 and nothing changed', async () => {
+  const csrf = await csrfOf();
+  const post = (path: string, body: unknown) => fetch(`${base}${path}`, { method: 'POST', headers: { ...bearer, 'X-CSRF-Token': csrf }, body: JSON.stringify(body) });
+  const set = await post('/api/limit', { kind: 'charge', concurrency: 5, rate: '100/1s', groupRate: '10/1m' });
+  assert.equal(set.status, 200);
+  const expected = { kind: 'charge', concurrency: 5, groupConcurrency: null, rate: { jobs: 100, perSeconds: 1 }, groupRate: { jobs: 10, perSeconds: 60 }, running: 0 };
+  assert.deepEqual(await set.json(), { limits: [expected] });
+  const { stats } = (await (await fetch(`${base}/api/stats`, { headers: bearer })).json()) as { stats: { byKind: Array<{ kind: string; limit: unknown }> } };
+  assert.deepEqual(stats.byKind.find((entry) => entry.kind === 'charge')?.limit, { concurrency: 5, groupConcurrency: null, rate: { jobs: 100, perSeconds: 1 }, groupRate: { jobs: 10, perSeconds: 60 }, running: 0, heldBack: 0 });
+
+  const bad: Array<[unknown, RegExp]> = [
+    [{ kind: 'charge', rate: '100' }, /^rate must be a number of jobs per length of time like 100\/1s/],
+    [{ kind: 'charge', concurrency: 0 }, /^concurrency must be a whole number from 1 to 1000000, not 0$/],
+    [{ kind: 'charge', burst: 3 }, /^unknown limit "burst"/],
+    [{ kind: 'charge' }, /^a limit needs one of concurrency, groupConcurrency, rate, groupRate/],
+  ];
+  for (const [body, message] of bad) {
+    const response = await post('/api/limit', body);
+    assert.equal(response.status, 400, JSON.stringify(body));
+    assert.match(((await response.json()) as { error: string }).error, message);
+  }
+  assert.deepEqual(await queue.limits(), [expected], 'nothing changed');
+  const lifted = await post('/api/limit/remove', { kind: 'charge' });
+  assert.deepEqual(await lifted.json(), { limits: [] });
+});
+
 test('/metrics parses as Prometheus text, and its counts and totals match the table after a known run', async () => {
   await db.admin.query(`DELETE FROM \`${db.name}\`.jobs`);
   await queue.enqueueMany(Array.from({ length: 300 }, (_, n) => ({ kind: n % 3 === 0 ? 'report' : 'email' })));

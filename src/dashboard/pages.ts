@@ -44,7 +44,13 @@ export function dashboardPage(csrf: string, where: string): string {
 </section>
 <section class="wide"><h2>Kinds</h2>
 <ul id="skipped-schedules" class="error"></ul>
-<table id="kinds"><thead><tr><th>kind</th><th>waiting</th><th>delayed</th><th>running</th><th>failed</th><th>done</th><th>completed (total)</th><th>paused</th><th></th></tr></thead><tbody></tbody></table>
+<table id="kinds"><thead><tr><th>kind</th><th>waiting</th><th>delayed</th><th>running</th><th>failed</th><th>done</th><th>completed (total)</th><th>paused</th><th>limit</th><th></th></tr></thead><tbody></tbody></table>
+<form id="limit"><label>Kind <input id="limit-kind" required></label>
+<label>Running at once <input id="limit-concurrency" inputmode="numeric" placeholder="10"></label>
+<label>per group <input id="limit-group-concurrency" inputmode="numeric" placeholder="1"></label>
+<label>Rate <input id="limit-rate" placeholder="100/1s"></label>
+<label>per group <input id="limit-group-rate" placeholder="10/1m"></label>
+<button type="submit">Set limit</button> <span id="limit-result"></span></form>
 </section>
 <section><h2>Throughput, last 15 minutes</h2><div id="chart"></div></section>
 <section><h2>Running claims</h2>

@@ -4,7 +4,9 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { JobqError } from '../errors.js';
 import type { JobQueue } from '../job-queue.js';
+import { parseRate, RATE_FORMAT } from '../config/rate.js';
 import { checkKind } from '../queue/new-jobs.js';
+import type { KindLimit } from '../queue/types.js';
 import type { Access } from './access.js';
 import { QueueMetrics } from './metrics.js';
 import { loginPage, dashboardPage } from './pages.js';
@@ -95,6 +97,15 @@ async function handle(context: DashboardContext, metrics: QueueMetrics, request:
       await (route === 'POST /api/pause' ? queue.pause(kind) : queue.resume(kind));
       return afterAction(context, response, { pausedKinds: await queue.pausedKinds() });
     }
+    case 'POST /api/limit': {
+      const body = await readJson(request);
+      await queue.setLimit(checkKind(body.kind, 'kind'), limitOf(body));
+      return afterAction(context, response, { limits: await queue.limits() });
+    }
+    case 'POST /api/limit/remove': {
+      await queue.removeLimit(checkKind((await readJson(request)).kind, 'kind'));
+      return afterAction(context, response, { limits: await queue.limits() });
+    }
     default:
       throw new HttpError(404, `no such page: ${request.method} ${url.pathname}`);
   }
@@ -112,6 +123,24 @@ async function login(access: Access, request: IncomingMessage, response: ServerR
   if (!access.acceptsLogin(form.get('token') ?? '')) return sendHtml(response, 401, loginPage(access.csrf, 'Wrong token.'));
   response.setHeader('Set-Cookie', access.sessionCookie());
   redirect(response, '/');
+}
+
+/**
+ * A kind's limits as the page sends them: numbers as they are (setLimit checks them), rates as on
+ * the command line (`100/1s`); any other field is left for setLimit to refuse.
+ */
+function limitOf(body: Record<string, unknown>): KindLimit {
+  const { kind: _kind, rate, groupRate, ...rest } = body;
+  const parsed = (name: string, value: unknown) => {
+    const result = typeof value === 'string' ? parseRate(value) : undefined;
+    if (result === undefined) throw new HttpError(400, `${name} must be ${RATE_FORMAT}, not ${JSON.stringify(value)}`);
+    return result;
+  };
+  return {
+    ...(rest as KindLimit),
+    ...(rate !== undefined && { rate: parsed('rate', rate) }),
+    ...(groupRate !== undefined && { groupRate: parsed('groupRate', groupRate) }),
+  };
 }
 
 function ids(value: unknown): number[] {

@@ -15,8 +15,9 @@ const INDEX = 'kind_status_group_priority_run_after';
  * The kinds whose jobs have carried a group (jobq_grouped_kinds): the kinds claims share between
  * groups. An enqueue of a job with a group adds its kind first (JobInserts); a kind stays in once
  * added. Not read from the jobs table: finding the kinds that have waiting jobs with a group took
- * a read through the index there (46 ms with 300,000 done jobs, in every worker's rules read),
- * because neither server can start a range read at a value from the outer query.
+ * a read through the index there, because neither server can start a range read at a value from
+ * the outer query (46 ms with 300,000 done jobs, in every worker's rules read:
+ * bench-results/groups-skip-scan-ab.json).
  */
 export const CREATE_GROUPED_KINDS_TABLE_SQL = (collation: string) => `
   CREATE TABLE IF NOT EXISTS jobq_grouped_kinds (

@@ -249,7 +249,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // jobq_grouped_kinds lists the kinds whose jobs carry groups; the limits get columns per group
     // and for rates, and jobq_rate_claims logs what claims under a rate took (claim/sql/limits.ts).
     // Not an index of its own: every job would have had an entry more to write and delete, and a
-    // drain of jobs without groups lost 9 % (bench-results/groups-index-ab.json). The kind index
+    // drain of jobs without groups lost up to 9 % (bench-results/groups-index-ab.json). The kind index
     // moves on every claim anyway; its entries are one NULL wider for jobs without a group.
     sql: (table, server) => `
       ${groupAndRateLimitsSql(server)};
