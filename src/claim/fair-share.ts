@@ -29,7 +29,7 @@ export interface GroupedCandidate {
 export interface GroupShareInput {
   /** Jobs whose lease ran out, oldest first: taken first, within their group's limit. */
   expired: ReadonlyArray<{ id: number; group: string | null }>;
-  /** The groups with due jobs, from where the rotation stands, each with its jobs by priority and age and the room under its limit. */
+  /** The groups with waiting jobs, from where the rotation stands, each with its due jobs by priority and age and the room under its limits. */
   groups: ReadonlyArray<{ group: string; room: number; jobs: readonly GroupedCandidate[] }>;
   /** Due jobs without a group: they take one turn of each round, as though one more group. */
   ungrouped: readonly GroupedCandidate[];

@@ -4,7 +4,8 @@ import type { ClaimOptions } from './types.js';
 /**
  * The queue's rules on kinds as a claim loop last saw them: paused kinds, which no claim takes;
  * limited ones, which claims take only under their limit (sql/limits.ts); and grouped ones, whose
- * waiting jobs carry groups, which claims share round-robin between the groups (fair-share.ts).
+ * jobs have carried groups (sql/groups.ts), which claims share round-robin between the groups
+ * (fair-share.ts).
  * Claims read limited and grouped kinds apart from the rest (kinds-apart.ts). A turn that
  * refreshes the view reads them in its first round trip, and claims no job of a kind paused or
  * limited by then outside those rules; the view shapes the candidate reads of the turns that

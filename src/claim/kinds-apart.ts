@@ -21,6 +21,16 @@ export interface KindsApart {
 
 const NONE: KindsApart = { candidates: [], ids: new Set(), queue: '', limited: [] };
 
+/**
+ * How many jobs a claim may take of kinds read apart: `all`, and of limited kinds `limited`, those
+ * its worker can start at once (a job in hand but not started would hold a slot, or spend a rate,
+ * while it waits).
+ */
+export interface Room {
+  all: number;
+  limited: number;
+}
+
 /** A rate as a claim applies it: jobs per window, in microseconds. */
 interface RateWindow {
   jobs: number;
@@ -51,16 +61,17 @@ const groupsToRead = (take: number) => Math.min(200, Math.max(8, 2 * take));
  * Of the kinds the claim reads apart (kind-rules.ts, kindsApart): for the limited ones, locks the
  * limit rows no other claim holds and counts each kind's running jobs and the jobs claimed within
  * its rate's window (one round trip); then reads up to the room under each limit of the kind's
- * due jobs, each kind's taken in turn with the others', at most `room` in all. A kind whose jobs
+ * due jobs, each kind's taken in turn with the others', at most `room.all` in all (`room.limited`
+ * of limited kinds). A kind whose jobs
  * carry groups, or that has a limit per group, is shared round-robin between its groups
  * (fair-share.ts), from where `rotation` stands, within each group's limits (two more round
  * trips: the groups with waiting jobs, their running counts and rates spent, then the groups'
  * jobs); any other, expired leases first, then by priority and age (one). The limit rows stay
  * locked to the COMMIT.
  */
-export async function candidatesOfKindsApart(tx: Transaction, table: QuotedIdentifier, claim: ClaimOptions, rules: KindRules | undefined, rotation: GroupRotation, room: number): Promise<KindsApart> {
+export async function candidatesOfKindsApart(tx: Transaction, table: QuotedIdentifier, claim: ClaimOptions, rules: KindRules | undefined, rotation: GroupRotation, room: Room): Promise<KindsApart> {
   const kinds = kindsApart(claim, rules);
-  if (rules === undefined || kinds.length === 0 || room <= 0) return NONE;
+  if (rules === undefined || kinds.length === 0 || room.all <= 0) return NONE;
   const plans = await planKinds(tx, table, rules, kinds, room);
   if (plans.length === 0) return NONE;
   const grouped = plans.filter((plan) => plan.grouped);
@@ -80,13 +91,13 @@ export async function candidatesOfKindsApart(tx: Transaction, table: QuotedIdent
     byKind.push(fair);
   }
   // Each kind's candidates in turn with the others': a kind with many jobs does not fill the batch.
-  const candidates = takeInTurn(byKind, room);
+  const candidates = takeInTurn(byKind, room.all);
   if (candidates.length === 0) return NONE;
   return { candidates, ids: new Set(candidates.map((candidate) => candidate.id)), queue: rules.queue, limited: plans.filter((plan) => plan.limited) };
 }
 
-/** How many jobs the claim reads of each kind: at most `room`, and no more than the limits it could lock leave. */
-async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRules, kinds: readonly string[], room: number): Promise<KindPlan[]> {
+/** How many jobs the claim reads of each kind: at most its room, and no more than the limits it could lock leave. */
+async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRules, kinds: readonly string[], room: Room): Promise<KindPlan[]> {
   const limited = kinds.filter((kind) => rules.limited.includes(kind));
   const [locked, counted, rated] = (
     limited.length === 0
@@ -107,7 +118,7 @@ async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRu
     if (limited.includes(kind) && limit === undefined) continue;
     const rate = rateWindow(limit?.rate_jobs, limit?.rate_seconds);
     const take = Math.min(
-      room,
+      limit === undefined ? room.all : room.limited,
       limit?.concurrency == null ? Infinity : Number(limit.concurrency) - (running.get(kind) ?? 0),
       rate === null ? Infinity : rate.jobs - (spent.get(kind) ?? 0),
     );

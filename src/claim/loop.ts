@@ -59,6 +59,12 @@ export interface JobSink {
   reserve(): number;
   /** Hands over what a turn claimed for a reservation (possibly nothing). */
   accept(claim: Claim, reserved: number): void;
+  /**
+   * How many claimed jobs could start at once now: a turn takes no more of limited kinds (a job
+   * in hand but not started holds a slot, or spends a rate, while it waits). All it reserves
+   * when absent.
+   */
+  startable?(): number;
 }
 
 // A loop reads the rules on kinds afresh at most this often, in the turn that comes next: a pause
@@ -232,6 +238,7 @@ export class ClaimLoop {
         claim: claimOptions,
         rules,
         rotation: this.rotation,
+        ...(this.sink.startable !== undefined && { limitedRoom: this.sink.startable() }),
         totals: this.totalsFor(false),
         ...(ticket.laneRow !== undefined && { laneRow: ticket.laneRow }),
         ...(this.settings.candidateSource !== undefined && { candidateSource: this.settings.candidateSource }),

@@ -29,6 +29,8 @@ export interface TurnRequest extends SettleRequest {
   rules?: KindRules;
   /** Where the loop's round-robin over the groups of each grouped kind stands (fair-share.ts); from the first group without it. */
   rotation?: GroupRotation;
+  /** Most jobs of limited kinds to take: those the worker can start at once (JobSink.startable); the batch size without it. */
+  limitedRoom?: number;
   /** Read the candidates there (a replica) while it can be used; the locking read stays on the primary. */
   candidateSource?: CandidateSource;
   /** The table's partition count (table-layout.ts): a lane then reads its partitions (see Lane). */

@@ -36,7 +36,8 @@ export async function claimTurn(db: Database, table: QuotedIdentifier, request: 
     let found = first.candidates ?? (await reader.ofLane(lane));
     if (found.length === 0 && lane !== undefined && lane.count > 1) found = await reader.stale();
     // Kinds with a limit or with groups are claimed apart (kinds-apart.ts), in turn with the rest.
-    const apart = await candidatesOfKindsApart(tx, table, request.claim, rules, request.rotation ?? new GroupRotation(), batchSize);
+    const room = { all: batchSize, limited: Math.min(batchSize, request.limitedRoom ?? batchSize) };
+    const apart = await candidatesOfKindsApart(tx, table, request.claim, rules, request.rotation ?? new GroupRotation(), room);
     found = takeInTurn([apart.candidates, found], batchSize);
     const result = (claimCount: TurnResult['claimCount'], claim: Claim, settlement: Settlement): TurnResult => ({
       settlement,

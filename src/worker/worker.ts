@@ -264,6 +264,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
         this.reserved += wanted;
         return wanted;
       },
+      startable: () => Math.max(0, this.options.concurrency - this.running.size - this.waiting.length),
       accept: (claim, reserved) => {
         this.reserved -= reserved;
         for (const job of claim.jobs) {
@@ -385,7 +386,10 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
     if (this.running.size > 0 || this.waiting.length > 0 || this.suspect !== undefined || !this.loops.every((loop) => loop.idle)) return;
     this.checkingDrained = true;
     try {
-      if (!(await hasDueWork()) && this.running.size === 0 && this.waiting.length === 0 && this.suspect === undefined) this.claiming.abort();
+      // A check that failed (on Galera a read can lose to a replicated write) says nothing: the
+      // loops' next idle turn asks again.
+      const due = await hasDueWork().catch(() => true);
+      if (!due && this.running.size === 0 && this.waiting.length === 0 && this.suspect === undefined) this.claiming.abort();
     } finally {
       this.checkingDrained = false;
     }
