@@ -1,27 +1,15 @@
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { queueForTests } from './helpers/queue-fixtures.js';
-import { runCli, startCli } from './helpers/run-cli.js';
-import { CREATE_RUNS_TABLE_SQL, mostAtOnce, type Run } from './helpers/timed-runs.js';
+import { runCli } from './helpers/run-cli.js';
+import { mostAtOnce, mostClaimedWithin, timedRuns } from './helpers/timed-runs.js';
 import { waitUntil } from './helpers/wait.js';
 
 // Groups (a tenant, an account) share a kind: claims take its jobs round-robin between groups,
 // with or without limits, and a limit per group holds for every worker process at once.
 
-const HANDLER = fileURLToPath(new URL('../../test/fixtures/timed-runs-handler.mjs', import.meta.url));
 const context = queueForTests();
-
-async function noRuns(): Promise<void> {
-  await context.db.admin.query(CREATE_RUNS_TABLE_SQL);
-  await context.db.admin.query('DELETE FROM runs');
-}
-
-/** The runs of a kind in the order they started (the run number is taken at the start). */
-const runsOf = (kind: string) => context.db.rows<Run>('SELECT job_id, kind, job_group, pid, started, ended FROM runs WHERE kind = ? ORDER BY run', [kind]);
-
-const work = (args: string[], env: Record<string, string> = {}) =>
-  startCli(['work', '--handler', HANDLER, '--database-url', context.db.url, ...args], { JOBQ_DATABASE_URL: context.db.url, ...env });
+const { noRuns, runsOf, work } = timedRuns(context);
 
 test('a limit of 1 per group, 4 worker processes at concurrency 10: no two jobs of a group at once, different groups side by side, every job once', async () => {
   const { queue, db } = context;
@@ -31,7 +19,7 @@ test('a limit of 1 per group, 4 worker processes at concurrency 10: no two jobs 
   const groups = Array.from({ length: 12 }, (_, g) => `acct-${g}`);
   await queue.enqueueMany(groups.flatMap((group) => Array.from({ length: 6 }, (_, n) => ({ kind: 'import', group, payload: { n } }))));
 
-  const workers = Array.from({ length: 4 }, () => work(['--once', '--concurrency', '10']));
+  const workers = Array.from({ length: 4 }, () => work(['--once']));
   for (const { done } of workers) assert.equal((await done).code, 0);
 
   const runs = await runsOf('import');
@@ -44,29 +32,23 @@ test('a limit of 1 per group, 4 worker processes at concurrency 10: no two jobs 
   await queue.removeLimit('import');
 });
 
-test('a rate of 5 per second per group, 3 groups of 15 jobs, 2 worker processes: never more than 5 starts of a group in any one second, the groups side by side', async () => {
+test('a rate of 5 per second per group, 3 groups of 15 jobs, 2 worker processes: never more than 5 of a group claimed in any one second, the groups side by side', async () => {
   const { queue, db } = context;
   await noRuns();
   await queue.setLimit('sync', { groupRate: { jobs: 5, perSeconds: 1 } });
   const groups = ['acct-a', 'acct-b', 'acct-c'];
   await queue.enqueueMany(groups.flatMap((group) => Array.from({ length: 15 }, () => ({ kind: 'sync', group }))));
-  const workers = Array.from({ length: 2 }, () => work(['--once', '--concurrency', '10'], { RUN_MS: '10' }));
+  const workers = Array.from({ length: 2 }, () => work(['--once'], { RUN_MS: '10' }));
   for (const { done } of workers) assert.equal((await done).code, 0);
   const runs = await runsOf('sync');
   assert.equal(new Set(runs.map((run) => Number(run.job_id))).size, 45, 'every job ran, once');
   assert.equal(runs.length, 45);
   for (const group of groups) {
-    const [{ most }] = await db.rows<{ most: number }>(
-      `SELECT MAX((SELECT COUNT(*) FROM runs AS b WHERE b.job_group = a.job_group AND b.started >= a.started AND b.started < a.started + INTERVAL 1 SECOND)) AS most
-         FROM runs AS a WHERE a.job_group = ?`,
-      [group],
-    );
-    assert.ok(Number(most) <= 5, `${most} starts of ${group} within one second`);
+    const most = await mostClaimedWithin(db, 1, 'sync', group);
+    assert.ok(most <= 5, `${most} jobs of ${group} claimed within one second`);
   }
-  const [{ most }] = await db.rows<{ most: number }>(
-    "SELECT MAX((SELECT COUNT(*) FROM runs AS b WHERE b.kind = 'sync' AND b.started >= a.started AND b.started < a.started + INTERVAL 1 SECOND)) AS most FROM runs AS a WHERE a.kind = 'sync'",
-  );
-  assert.ok(Number(most) > 5, `the groups ran side by side: at most ${most} starts in a second`);
+  const most = await mostClaimedWithin(db, 1, 'sync');
+  assert.ok(most > 5, `the groups ran side by side: at most ${most} claimed in a second`);
   await queue.removeLimit('sync');
   await db.admin.query("DELETE FROM jobs WHERE kind = 'sync'");
 });
@@ -77,7 +59,7 @@ test('fair share without a limit: group A with 5,000 jobs queued first, then gro
   await queue.enqueueMany(Array.from({ length: 5000 }, (_, n) => ({ kind: 'sync', group: 'A', payload: { n } })));
   await queue.enqueueMany(Array.from({ length: 50 }, (_, n) => ({ kind: 'sync', group: 'B', payload: { n } })));
   // The worker is stopped once B's jobs have all run; A's rest stays queued.
-  const worker = work(['--concurrency', '10'], { RUN_MS: '2' });
+  const worker = work([], { RUN_MS: '2' });
   try {
     await waitUntil(async () => (await runsOf('sync')).filter((run) => run.job_group === 'B').length === 50, 'every job of B has run', { timeoutMs: 60_000 }).catch(async (error) => {
       worker.kill('SIGTERM');

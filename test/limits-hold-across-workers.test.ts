@@ -1,28 +1,16 @@
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { QueueMetrics } from '../src/dashboard/metrics.js';
 import { queueForTests } from './helpers/queue-fixtures.js';
-import { runCli, startCli } from './helpers/run-cli.js';
-import { CREATE_RUNS_TABLE_SQL, mostAtOnce, type Run } from './helpers/timed-runs.js';
+import { runCli } from './helpers/run-cli.js';
+import { mostAtOnce, mostClaimedWithin, timedRuns } from './helpers/timed-runs.js';
 import { waitUntil } from './helpers/wait.js';
 
 // A limit on a kind holds for every worker process at once: the handlers' own start and end
 // times, by the server's clock, never show more of the kind running than the limit.
 
-const HANDLER = fileURLToPath(new URL('../../test/fixtures/timed-runs-handler.mjs', import.meta.url));
 const context = queueForTests();
-
-/** An empty `runs` table for the test that starts. */
-async function noRuns(): Promise<void> {
-  await context.db.admin.query(CREATE_RUNS_TABLE_SQL);
-  await context.db.admin.query('DELETE FROM runs');
-}
-
-const runsOf = (kind: string) => context.db.rows<Run>('SELECT job_id, kind, pid, started, ended FROM runs WHERE kind = ? ORDER BY started', [kind]);
-
-const work = (args: string[] = [], env: Record<string, string> = {}) =>
-  startCli(['work', '--handler', HANDLER, '--concurrency', '10', '--database-url', context.db.url, ...args], { JOBQ_DATABASE_URL: context.db.url, ...env });
+const { noRuns, runsOf, work } = timedRuns(context);
 
 test('4 worker processes at concurrency 10, 150 jobs of a kind limited to 3: never more than 3 of it at once, the limit reached, every job once; another kind runs beside it unheld', async () => {
   const { queue, db } = context;
@@ -77,17 +65,7 @@ test('a worker killed with SIGKILL holding limited jobs: the others take its slo
   assert.equal(mostAtOnce([...killed, ...after]), 3, `no run took a slot before a lease ended: ${JSON.stringify(leases)}, first runs ${after.slice(0, 3).map((run) => run.started)}`);
 });
 
-/** The most runs of a kind that started within any one second, by the server's clock. */
-async function mostStartsInASecond(kind: string): Promise<number> {
-  const [{ most }] = await context.db.rows<{ most: number }>(
-    `SELECT MAX((SELECT COUNT(*) FROM runs AS b WHERE b.kind = a.kind AND b.started >= a.started AND b.started < a.started + INTERVAL 1 SECOND)) AS most
-       FROM runs AS a WHERE a.kind = ?`,
-    [kind],
-  );
-  return Number(most);
-}
-
-test('a rate of 20 per second, 200 jobs, 2 worker processes: never more than 20 handler starts in any one second, and done within 12 s', async () => {
+test('a rate of 20 per second, 200 jobs, 2 worker processes: never more than 20 claimed in any one second, the rate reached, done within 12 s', async () => {
   const { queue, db } = context;
   await noRuns();
   const set = await runCli(['limit', 'set', '--kind', 'charge', '--rate', '20/1s', '--database-url', db.url]);
@@ -101,9 +79,12 @@ test('a rate of 20 per second, 200 jobs, 2 worker processes: never more than 20 
   const runs = await runsOf('charge');
   assert.equal(new Set(runs.map((run) => Number(run.job_id))).size, 200, 'every job ran');
   assert.equal(runs.length, 200, 'none ran twice');
-  const most = await mostStartsInASecond('charge');
-  assert.ok(most <= 20, `${most} handler starts within one second`);
-  assert.ok(most >= 15, `the rate was reached: at most ${most} starts within a second`);
+  // Claims by the server's clock: what the rate holds. (Handlers start a few milliseconds after
+  // their claims, and the window reaches 50 ms further back for that, but on a machine running
+  // the other test files beside this one a process can be held up for longer than that.)
+  const most = await mostClaimedWithin(db, 1, 'charge');
+  assert.ok(most <= 20, `${most} claimed within one second`);
+  assert.ok(most >= 15, `the rate was reached: at most ${most} claimed within a second`);
   assert.ok(seconds <= 12, `done in ${seconds.toFixed(1)} s`);
   assert.deepEqual((await queue.limits()).find((limit) => limit.kind === 'charge'), { kind: 'charge', concurrency: null, groupConcurrency: null, rate: { jobs: 20, perSeconds: 1 }, groupRate: null, running: 0 });
   await queue.removeLimit('charge');

@@ -102,28 +102,12 @@ export function queueContract(name: string, topology: ContractTopology): void {
     await withQueues(urls, 4, async (queues) => {
       await queues[0]!.setLimit('capped', { concurrency: 3 });
       await queues[0]!.enqueueMany(Array.from({ length: 120 }, () => ({ kind: 'capped' })));
-      // Held from a claim's return to its completion's start: inside what the server counts as running.
       let held = 0;
       let most = 0;
-      const claimed: number[] = [];
-      await Promise.all(
-        queues.map(async (queue) => {
-          for (;;) {
-            const claim = await queue.claim({ batchSize: 5 });
-            if (claim.jobs.length === 0) {
-              if (!(await queue.hasPendingWork())) return;
-              await new Promise((resolve) => setTimeout(resolve, 5));
-              continue;
-            }
-            held += claim.jobs.length;
-            most = Math.max(most, held);
-            claimed.push(...claim.jobs.map((job) => job.id));
-            await new Promise((resolve) => setTimeout(resolve, 5));
-            held -= claim.jobs.length;
-            await queue.complete(claim);
-          }
-        }),
-      );
+      const claimed = await claimEveryJob(queues, (jobs, step) => {
+        held += step * jobs.length;
+        most = Math.max(most, held);
+      });
       assert.deepEqual(duplicates(claimed), [], 'no job claimed twice');
       assert.equal(new Set(claimed).size, 120, 'every job claimed');
       assert.ok(most <= 3, `never more than 3 held at once: ${most}`);
@@ -137,29 +121,11 @@ export function queueContract(name: string, topology: ContractTopology): void {
       const held = new Map<string, number>();
       let mostOfAGroup = 0;
       let mostInAll = 0;
-      const claimed: number[] = [];
-      const hold = (jobs: readonly ClaimedJob[], step: number) => {
+      const claimed = await claimEveryJob(queues, (jobs, step) => {
         for (const job of jobs) held.set(job.group!, (held.get(job.group!) ?? 0) + step);
         mostOfAGroup = Math.max(mostOfAGroup, ...held.values());
         mostInAll = Math.max(mostInAll, [...held.values()].reduce((sum, n) => sum + n, 0));
-      };
-      await Promise.all(
-        queues.map(async (queue) => {
-          for (;;) {
-            const claim = await queue.claim({ batchSize: 5 });
-            if (claim.jobs.length === 0) {
-              if (!(await queue.hasPendingWork())) return;
-              await new Promise((resolve) => setTimeout(resolve, 5));
-              continue;
-            }
-            hold(claim.jobs, 1);
-            claimed.push(...claim.jobs.map((job) => job.id));
-            await new Promise((resolve) => setTimeout(resolve, 5));
-            hold(claim.jobs, -1);
-            await queue.complete(claim);
-          }
-        }),
-      );
+      });
       assert.deepEqual(duplicates(claimed), [], 'no job claimed twice');
       assert.equal(new Set(claimed).size, 120, 'every job claimed');
       assert.ok(mostOfAGroup <= 2, `never more than 2 of a group held at once: ${mostOfAGroup}`);
@@ -222,4 +188,31 @@ export function clusterQueues(cluster: { url(database: string, nodes?: readonly 
     }
     return urls;
   };
+}
+
+/**
+ * One claimer per queue, 5 jobs a claim, each claim's jobs held 5 ms, until nothing is left: the
+ * ids claimed. `hold` hears of each claim's jobs when they are taken (+1) and before their
+ * completion starts (-1): within what the server counts as running.
+ */
+async function claimEveryJob(queues: readonly JobQueue[], hold: (jobs: readonly ClaimedJob[], step: 1 | -1) => void): Promise<number[]> {
+  const claimed: number[] = [];
+  await Promise.all(
+    queues.map(async (queue) => {
+      for (;;) {
+        const claim = await queue.claim({ batchSize: 5 });
+        if (claim.jobs.length === 0) {
+          if (!(await queue.hasPendingWork())) return;
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          continue;
+        }
+        hold(claim.jobs, 1);
+        claimed.push(...claim.jobs.map((job) => job.id));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        hold(claim.jobs, -1);
+        await queue.complete(claim);
+      }
+    }),
+  );
+  return claimed;
 }
