@@ -10,13 +10,14 @@ export interface Rate {
 const JOBS = { min: 1, max: 1_000_000 };
 const SECONDS = { min: 1, max: 86_400 };
 
+const whole = (n: unknown, range: { min: number; max: number }) => typeof n === 'number' && Number.isInteger(n) && n >= range.min && n <= range.max;
+
 /** What a rate on the command line must be, for its error. */
 export const RATE_FORMAT = `a number of jobs per length of time like 100/1s, 20/10s or 1000/1h (${JOBS.min} to ${JOBS.max} jobs, per 1s to 1d in whole seconds)`;
 
 /** A rate as given to the library: `{ jobs, perSeconds }`, whole numbers. Throws one line naming `what` otherwise. */
 export function checkRate(value: unknown, what: string): Rate {
   const { jobs, perSeconds } = (typeof value === 'object' && value !== null ? value : {}) as Partial<Rate>;
-  const whole = (n: unknown, range: { min: number; max: number }) => typeof n === 'number' && Number.isInteger(n) && n >= range.min && n <= range.max;
   if (!whole(jobs, JOBS) || !whole(perSeconds, SECONDS)) {
     throw new JobqError(
       `${what} must be { jobs, perSeconds } with jobs a whole number from ${JOBS.min} to ${JOBS.max} and perSeconds from ${SECONDS.min} to ${SECONDS.max}, not ${JSON.stringify(value)}`,
@@ -31,7 +32,6 @@ export function parseRate(text: string): Rate | undefined {
   const match = /^(\d+)\/(.+)$/.exec(text.trim());
   if (match === null) return undefined;
   const rate = { jobs: Number(match[1]), perSeconds: tryDuration(match[2]!) };
-  const whole = (n: number, range: { min: number; max: number }) => Number.isInteger(n) && n >= range.min && n <= range.max;
   return whole(rate.jobs, JOBS) && whole(rate.perSeconds, SECONDS) ? rate : undefined;
 }
 
