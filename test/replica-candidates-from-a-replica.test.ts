@@ -6,12 +6,15 @@ import { PrivateServer, privatePort } from './helpers/private-server.js';
 import { prefill } from './helpers/queue-fixtures.js';
 import { duplicates, parseClaimLines, runCli, startCli } from './helpers/run-cli.js';
 import { ON_MARIADB } from './helpers/test-database.js';
+import { CREATE_RUNS_TABLE_SQL, mostAtOnce, type Run } from './helpers/timed-runs.js';
+import { JobQueue } from '../src/index.js';
 
 // A private primary and a GTID replica of it (scripts/private-server.sh or mysql-server.sh):
-// candidates come from the replica, locking and claiming stay on the primary, and a replica that
-// goes away costs nothing but a line.
+// candidates come from the replica, locking and claiming stay on the primary (so do the reads of
+// limited kinds), and a replica that goes away costs nothing but a line.
 
 const SLOW_HANDLER = fileURLToPath(new URL('../../test/fixtures/one-ms-handler.mjs', import.meta.url));
+const TIMED_HANDLER = fileURLToPath(new URL('../../test/fixtures/timed-runs-handler.mjs', import.meta.url));
 const primary = new PrivateServer(privatePort(11_000));
 const replica = new PrivateServer(primary.port + 1);
 const JOBS = 20_000;
@@ -61,6 +64,28 @@ test('start-processing with --replica-url drains 20,000 jobs with candidates fro
   assert.deepEqual(await statusCounts(database), { total: JOBS, done: JOBS, claimedOnce: JOBS });
   const reads = (await candidateReadsOnReplica()) - readsBefore;
   assert.ok(reads >= JOBS / 100, `the claims read their candidates on the replica (${reads} SELECTs there for ${JOBS / 100} or more claims)`);
+});
+
+test('a kind limited to 3 with candidates from the replica: 2 jobq work processes at concurrency 10 never run more than 3 of it at once, every job once', async () => {
+  const database = 'replica_limited';
+  assert.equal((await runCli(['setup-tables', '--database-url', primary.url(database)])).code, 0);
+  await primary.query(`CREATE TABLE ${database}.${CREATE_RUNS_TABLE_SQL.replace('CREATE TABLE IF NOT EXISTS ', '')}`);
+  const queue = await JobQueue.open(primary.url(database));
+  try {
+    await queue.setLimit('pdf', { concurrency: 3 });
+    await queue.enqueueMany(Array.from({ length: 60 }, () => ({ kind: 'pdf' })));
+  } finally {
+    await queue.close();
+  }
+  await replicaHas(database, 60);
+  const env = { JOBQ_DATABASE_URL: primary.url(database), RUN_MS: '20' };
+  const result = await runCli(['work', '--handler', TIMED_HANDLER, '--once', '--processes', '2', '--concurrency', '10', '--database-url', primary.url(database), '--replica-url', replica.url(database)], env);
+  assert.equal(result.code, 0, result.stderr);
+  assert.doesNotMatch(result.stderr, /candidates from the primary/, 'the replica was used throughout');
+  const runs = await primary.query<Run>(`SELECT job_id, kind, pid, started, ended FROM ${database}.runs ORDER BY run`);
+  assert.equal(new Set(runs.map((run) => Number(run.job_id))).size, 60, 'every job ran');
+  assert.equal(runs.length, 60, 'none ran twice');
+  assert.equal(mostAtOnce(runs), 3, 'the limit held and was reached');
 });
 
 test('the replica stopped in the middle of a jobq work drain: one line says so, the drain finishes from the primary', async () => {
