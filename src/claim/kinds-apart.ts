@@ -24,11 +24,13 @@ const NONE: KindsApart = { candidates: [], ids: new Set(), queue: '', limited: [
 /**
  * How many jobs a claim may take of kinds read apart: `all`, and of limited kinds `limited`, those
  * its worker can start at once (a job in hand but not started would hold a slot, or spend a rate,
- * while it waits).
+ * while it waits); and the jobs whose slots its COMMIT frees.
  */
 export interface Room {
   all: number;
   limited: number;
+  /** The jobs the turn settles with its COMMIT, by id and the token of their claim: their slots are free for it. */
+  settling: ReadonlyArray<readonly [number, Buffer]>;
 }
 
 /** A rate as a claim applies it: jobs per window, in microseconds. */
@@ -99,17 +101,20 @@ export async function candidatesOfKindsApart(tx: Transaction, table: QuotedIdent
 /** How many jobs the claim reads of each kind: at most its room, and no more than the limits it could lock leave. */
 async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRules, kinds: readonly string[], room: Room): Promise<KindPlan[]> {
   const limited = kinds.filter((kind) => rules.limited.includes(kind));
-  const [locked, counted, rated] = (
+  const { settling } = room;
+  const [locked, counted, rated, leaving = []] = (
     limited.length === 0
       ? [[], [], []]
       : await tx.run(
           [limitSql.LOCK_LIMITS_SQL, [rules.queue, limited]],
           [limitSql.COUNT_RUNNING_SQL(table), [limited]],
           [limitSql.RATE_SPENT_SQL, [limitSql.RATE_MARGIN_MICROSECONDS, rules.queue, limited]],
+          ...settlingCount(table, limited, settling),
         )
-  ) as [LimitRow[], Array<{ kind: string; running: number }>, Array<{ kind: string; spent: number }>];
+  ) as [LimitRow[], Array<{ kind: string; running: number }>, Array<{ kind: string; spent: number }>, Array<{ kind: string; settling: number }>?];
   const limits = new Map(locked.map((row) => [row.kind, row]));
-  const running = new Map(counted.map((row) => [row.kind, Number(row.running)]));
+  const settled = new Map(leaving.map((row) => [row.kind, Number(row.settling)]));
+  const running = new Map(counted.map((row) => [row.kind, Number(row.running) - (settled.get(row.kind) ?? 0)]));
   const spent = new Map(rated.map((row) => [row.kind, Number(row.spent)]));
   const plans: KindPlan[] = [];
   for (const kind of kinds) {
@@ -129,6 +134,11 @@ async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRu
     plans.push({ kind, take, grouped: perGroup || rules.grouped.includes(kind), limited: limit !== undefined, groupConcurrency, rate, groupRate });
   }
   return plans;
+}
+
+/** Counts the running jobs the turn settles, if any. */
+function settlingCount(table: QuotedIdentifier, kinds: readonly string[], settling: Room['settling']): Statement[] {
+  return settling.length === 0 ? [] : [[limitSql.COUNT_SETTLING_SQL(table), [settling.map(([id]) => id), kinds, settling]]];
 }
 
 function rateWindow(jobs: number | null | undefined, perSeconds: number | null | undefined): RateWindow | null {

@@ -36,7 +36,8 @@ export async function claimTurn(db: Database, table: QuotedIdentifier, request: 
     let found = first.candidates ?? (await reader.ofLane(lane));
     if (found.length === 0 && lane !== undefined && lane.count > 1) found = await reader.stale();
     // Kinds with a limit or with groups are claimed apart (kinds-apart.ts), in turn with the rest.
-    const room = { all: batchSize, limited: Math.min(batchSize, request.limitedRoom ?? batchSize) };
+    const settling = turn.settles.flatMap((settle) => (settle.counted ? settle.ids.map((id) => [id, settle.token] as const) : []));
+    const room = { all: batchSize, limited: Math.min(batchSize, request.limitedRoom ?? batchSize), settling };
     const apart = await candidatesOfKindsApart(tx, table, request.claim, rules, request.rotation ?? new GroupRotation(), room);
     found = takeInTurn([apart.candidates, found], batchSize);
     const result = (claimCount: TurnResult['claimCount'], claim: Claim, settlement: Settlement): TurnResult => ({
@@ -54,7 +55,10 @@ export async function claimTurn(db: Database, table: QuotedIdentifier, request: 
     if (found.length === 0) return nothingClaimed('none', 0);
     const locked = await lockCandidates(tx, table, found, rules, apart.ids);
     if (locked.jobs.length === 0 && locked.exhausted.length === 0) return nothingClaimed(locked.candidates > 0 ? 'empty' : 'none', locked.candidates);
-    const writes = [...limitWrites(apart, locked.jobs), ...markStatements(table, locked, { ownerId, token, leaseMicroseconds })];
+    // The rates' log after the claim's UPDATE: a claim is logged no earlier than its jobs' owner_date,
+    // however long the statements between take on a loaded server.
+    const marks = markStatements(table, locked, { ownerId, token, leaseMicroseconds });
+    const writes = [...marks, ...limitWrites(apart, locked.jobs)];
     const claim = { jobs: locked.jobs, failedIds: locked.exhausted, candidates: locked.candidates, writes };
     if (db.galera !== undefined && locked.jobs.length > 0) {
       // Galera's row locks are local to a node, and its certification does not catch every lost
@@ -63,7 +67,7 @@ export async function claimTurn(db: Database, table: QuotedIdentifier, request: 
       // re-checks claimability on the latest row, goes alone, and the claim commits only if it
       // changed every row it locked. One more round trip, on Galera only.
       const updated = await tx.run(...writes);
-      if ((updated.at(-1) as { affectedRows: number }).affectedRows !== locked.jobs.length) throw new WriteConflictError('a claimed job was taken by another node');
+      if ((updated[marks.length - 1] as { affectedRows: number }).affectedRows !== locked.jobs.length) throw new WriteConflictError('a claimed job was taken by another node');
       claim.writes = [];
     }
     const { jobs, settlement } = await turn.commit(tx, lane?.index, 'claimed', claim);

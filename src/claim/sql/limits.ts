@@ -99,6 +99,16 @@ export const COUNT_RUNNING_SQL = (table: QuotedIdentifier) => `
   SELECT j.kind, COUNT(*) AS running FROM ${table} AS j FORCE INDEX (kind_status_group_priority_run_after)
    WHERE j.kind IN (?) AND ${RUNNING} GROUP BY j.kind`;
 
+/**
+ * Of the running jobs of these kinds, those the claim's own turn settles (a finished job's slot is
+ * free at the COMMIT that claims into it). By primary key, and by the token that holds each: a job
+ * another claim took after its lease ran out is not ours to count out. Params: [ids], [kinds],
+ * [[id, token]].
+ */
+export const COUNT_SETTLING_SQL = (table: QuotedIdentifier) => `
+  SELECT j.kind, COUNT(*) AS settling FROM ${table} AS j FORCE INDEX (PRIMARY)
+   WHERE j.id IN (?) AND j.kind IN (?) AND (j.id, j.claim_token) IN (?) AND ${RUNNING} GROUP BY j.kind`;
+
 /** Marks the limit rows of the kinds a claim took jobs of as written by it. Params: queue, [kinds]. */
 export const TOUCH_LIMITS_SQL = 'UPDATE jobq_limits SET claims = claims + 1 WHERE queue = ? AND kind IN (?)';
 
