@@ -42,10 +42,9 @@ import { quoteIdentifier, type QuotedIdentifier } from '../src/config/identifier
  *              work-cli, work-4-procs, start-processing-wall) and the enqueue() loop of the build at BENCH_AB_REF (a git
  *              ref) against this build's (BENCH_AB_ONLY: some of them, by name),
  *              taking turns over BENCH_ROUNDS; medians: what a change on the hot path costs.
- *   limits     (not in the default set) a kind limited to 50 running at once, 4 `queue.work`
- *              processes at concurrency 20, 50 ms handlers, BENCH_LIMITED_JOBS (default 20000)
- *              jobs: against the ideal rate (50 / 0.05 s = 1,000 jobs/s), and the same drain
- *              without the limit against its own ideal (80 / 0.05 s).
+ *   limits     (not in the default set) limits on kinds: concurrency caps, rates and groups
+ *              (limitScenarios, BENCH_LIMITS), each against its ideal rate or the same jobs
+ *              unlimited.
  *   partitions (not in the default set) the jobs table partitioned on id (HASH and KEY, into
  *              BENCH_PARTITIONS, default 8) against the unpartitioned one: start-processing
  *              drains with 10 and 16 consumers taking turns over BENCH_ROUNDS, the backlog
@@ -68,7 +67,7 @@ import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import mysql from 'mysql2/promise';
-import { JobQueue } from '../src/index.js';
+import { JobQueue, type KindLimit } from '../src/index.js';
 import { articleTableSql } from '../src/queue/sql/schema.js';
 import { cpuSecondsOf, readServerCounters, serverPid, readServerSettings, sampleRss, type ServerCounters } from './bench/server-probe.js';
 import { buildBaseline } from './bench/baseline-build.js';
@@ -310,29 +309,100 @@ async function userDrain(scenario: string, jobs: number, processes: string[][], 
   };
 }
 
-const LIMITED_JOBS = Number(process.env.BENCH_LIMITED_JOBS ?? 20_000);
-const LIMIT = 50;
+const LIMITED_JOBS = Number(process.env.BENCH_LIMITED_JOBS ?? 100_000);
+const LIMIT_SCENARIOS = (process.env.BENCH_LIMITS ?? 'cap,rate,groups,cpu').split(',');
 const HANDLER_MS = 50;
+const RATE_SECONDS = 30;
+const CPU_SECONDS = Number(process.env.BENCH_CPU_SECONDS ?? 10);
 
-/** A drain of LIMITED_JOBS jobs of one kind by 4 workers at concurrency 20 with 50 ms handlers, under a limit of 50 and without one, each against its ideal rate. */
-async function limitedDrains(): Promise<Result[]> {
+/** A fresh table of `jobs` jobs of `kind` (in `groups` groups, one after another), under `limit` or none. */
+async function prefillKind(jobs: number, kind: string, limit?: KindLimit, groups = 0): Promise<void> {
+  const queue = await JobQueue.open({ url, createDatabase: true });
+  await queue.setup({ recreate: true, force: true });
+  // Limits outlive a recreated table (they are the queue's, in jobq_limits).
+  if (limit === undefined) await queue.removeLimit(kind);
+  else await queue.setLimit(kind, limit);
+  const perGroup = groups === 0 ? jobs : jobs / groups;
+  for (let done = 0; done < jobs; done += 1000) {
+    await queue.enqueueMany(Array.from({ length: Math.min(1000, jobs - done) }, (_, i) => ({ kind, ...(groups > 0 && { group: `g${Math.floor((done + i) / perGroup)}` }) })));
+  }
+  await queue.close();
+  await admin.query(`ANALYZE TABLE \`${database}\`.jobs`);
+}
+
+/** 4 `queue.work` processes at concurrency 20, with handlers of `handlerMs`, and more options. */
+const fourWorkers = (handlerMs?: number, ...more: string[]) =>
+  Array.from({ length: 4 }, () => [NODE_SCRIPT('work-drain.js'), '--concurrency', '20', ...(handlerMs === undefined ? [] : ['--handler-ms', String(handlerMs)]), ...more]);
+
+const toIdeal = (result: Result, ideal: number) => ({ ...result, extra: { ...result.extra, idealJobsPerSecond: ideal, toIdeal: Math.round((100 * result.jobsPerSecond) / ideal) / 100 } });
+
+/**
+ * Limits (BENCH_LIMITS, default all):
+ *   cap     LIMITED_JOBS jobs of a kind limited to 50 running at once, 4 workers at concurrency 20,
+ *           50 ms handlers: against the ideal rate (50 / 0.05 s = 1,000 jobs/s), and the same
+ *           drain without the limit against its own (80 / 0.05 s).
+ *   rate    30 s of jobs of a kind limited to 1,000 claims a second, 4 workers at concurrency 20,
+ *           no-op handlers: against 1,000 jobs/s, and the most claimed in any one second.
+ *   groups  1,000 groups of 100 jobs (queued group after group) under 1 running per group, 4
+ *           workers at concurrency 20, no-op handlers; the same jobs in groups without a limit,
+ *           and without groups: ratios to the last.
+ *   cpu     the server's CPU seconds per job done with a backlog of LIMITED_JOBS jobs of a kind
+ *           limited to 3 running at once, 4 workers at concurrency 20, 50 ms handlers, over
+ *           CPU_SECONDS; against the same without the limit.
+ */
+async function limitScenarios(): Promise<Result[]> {
   const results: Result[] = [];
-  for (const limit of [LIMIT, undefined]) {
-    const prefill = async () => {
-      const queue = await JobQueue.open({ url, createDatabase: true });
-      await queue.setup({ recreate: true, force: true });
-      // Limits outlive a recreated table (they are the queue's, in jobq_limits).
-      if (limit === undefined) await queue.removeLimit('limited');
-      else await queue.setLimit('limited', { concurrency: limit });
-      for (let done = 0; done < LIMITED_JOBS; done += 1000) await queue.enqueueMany(Array.from({ length: Math.min(1000, LIMITED_JOBS - done) }, () => ({ kind: 'limited' })));
-      await queue.close();
-    };
-    const processes = Array.from({ length: 4 }, () => [NODE_SCRIPT('work-drain.js'), '--concurrency', '20', '--handler-ms', String(HANDLER_MS)]);
-    const result = await userDrain(limit === undefined ? 'no limit, 4 x 20 handlers' : `limit ${limit}`, LIMITED_JOBS, processes, 80, prefill);
-    const ideal = ((limit ?? 80) * 1000) / HANDLER_MS;
-    results.push({ ...result, extra: { idealJobsPerSecond: ideal, toIdeal: Math.round((100 * result.jobsPerSecond) / ideal) / 100 } });
+  if (LIMIT_SCENARIOS.includes('cap')) {
+    for (const limit of [50, undefined]) {
+      const result = await userDrain(limit === undefined ? 'no limit, 4 x 20 handlers' : `limit ${limit}`, LIMITED_JOBS, fourWorkers(HANDLER_MS), 80, () =>
+        prefillKind(LIMITED_JOBS, 'capped', limit === undefined ? undefined : { concurrency: limit }),
+      );
+      results.push(toIdeal(result, ((limit ?? 80) * 1000) / HANDLER_MS));
+    }
+  }
+  if (LIMIT_SCENARIOS.includes('rate')) {
+    const jobs = 1000 * RATE_SECONDS;
+    const result = await userDrain('rate 1000/1s', jobs, fourWorkers(undefined, '--keep-done'), 80, () => prefillKind(jobs, 'rated', { rate: { jobs: 1000, perSeconds: 1 } }));
+    results.push(toIdeal({ ...result, extra: { mostClaimedInOneSecond: await mostClaimedWithinSecond() } }, 1000));
+  }
+  if (LIMIT_SCENARIOS.includes('groups')) {
+    const groups = 1000;
+    const jobs = groups * 100;
+    const drains = [
+      await userDrain('no groups', jobs, fourWorkers(), 80, () => prefillKind(jobs, 'plain')),
+      await userDrain(`${groups} groups`, jobs, fourWorkers(), 80, () => prefillKind(jobs, 'grouped', undefined, groups)),
+      await userDrain(`${groups} groups, 1 per group`, jobs, fourWorkers(), 80, () => prefillKind(jobs, 'grouped', { groupConcurrency: 1 }, groups)),
+    ];
+    results.push(...ratio(drains));
+  }
+  if (LIMIT_SCENARIOS.includes('cpu')) {
+    for (const limit of [3, undefined]) {
+      await prefillKind(LIMITED_JOBS, 'capped', limit === undefined ? undefined : { concurrency: limit });
+      await waitForPurge();
+      const before = await readServerCounters(admin);
+      const run = await timedProcesses(fourWorkers(HANDLER_MS, '--seconds', String(CPU_SECONDS)));
+      const after = await readServerCounters(admin);
+      const [[left]] = (await admin.query(`SELECT COUNT(*) AS n FROM \`${database}\`.jobs`)) as unknown as [[{ n: number }]];
+      const done = LIMITED_JOBS - Number(left.n);
+      const cpuMsPerJob = Math.round((1e5 * (after.cpuSeconds - before.cpuSeconds)) / done) / 100;
+      results.push({ scenario: `backlog of ${LIMITED_JOBS}, ${limit === undefined ? 'no limit' : `limit ${limit}`}`, consumers: 80, jobs: done, jobsPerSecond: Math.round(done / run.seconds), ...delta(before, after, run.seconds), extra: { serverCpuMsPerJob: cpuMsPerJob } });
+    }
+    const [capped, free] = results.slice(-2) as [Result, Result];
+    capped.extra = { ...capped.extra, cpuPerJobToNoLimit: Math.round((100 * capped.extra!.serverCpuMsPerJob!) / free.extra!.serverCpuMsPerJob!) / 100 };
   }
   return results;
+}
+
+/** The most jobs claimed within any one second, by their claim times (owner_date of done jobs). */
+async function mostClaimedWithinSecond(): Promise<number> {
+  const [rows] = await admin.query(`SELECT UNIX_TIMESTAMP(owner_date) * 1000000 AS us FROM \`${database}\`.jobs WHERE status = 'done' ORDER BY owner_date`);
+  const times = (rows as Array<{ us: string }>).map((row) => Number(row.us));
+  let most = 0;
+  for (let first = 0, last = 0; last < times.length; last++) {
+    while (times[last]! - times[first]! >= 1e6) first++;
+    most = Math.max(most, last - first + 1);
+  }
+  return most;
 }
 
 /**
@@ -757,7 +827,7 @@ try {
   if (SCENARIOS.includes('replica')) for (const result of await replicaCost()) log(result);
   for (const name of ['galera', 'group'] as const) if (SCENARIOS.includes(name)) for (const result of await clusterDrains(name)) log(result);
   if (SCENARIOS.includes('partitions')) for (const result of await partitionCost()) log(result);
-  if (SCENARIOS.includes('limits')) for (const result of await limitedDrains()) log(result);
+  if (SCENARIOS.includes('limits')) for (const result of await limitScenarios()) log(result);
   if (SCENARIOS.includes('demo')) {
     for (const k of CONSUMERS) log(await drain(k, JOBS));
     if (STEADY_SECONDS > 0) log(await steady());
