@@ -3,20 +3,34 @@
 // 20 ms. Any claim that finds work resets the wait.
 const FIRST_WAIT_MS = 2;
 const MAX_WAIT_MS = 20;
+// A consumer held back by a kind at its concurrency limit polls at 20, 40 ... up to 160 ms: the
+// slot a job frees is its own worker's to take (the turn that settles the job claims into it, and
+// wakes at once), so other workers' polls mostly find the kind full, and polling at the empty
+// queue's pace cost the server 61x the CPU per job of the same backlog without the limit
+// (bench-results/limits-poll-ab.json).
+const FIRST_WAIT_AT_LIMIT_MS = 20;
+const MAX_WAIT_AT_LIMIT_MS = 160;
 
-/** Capped exponential wait between polls of an empty queue. */
+/**
+ * Why a claim came back empty: `contended`, the candidates were others' this time, so work
+ * exists; `busy`, another claim held a limit's row, and may leave room; `at-limit`, the work there
+ * is waits for a concurrency limit; `empty`, none.
+ */
+export type EmptyClaim = 'contended' | 'busy' | 'at-limit' | 'empty';
+
+/** Capped exponential wait between polls of an empty queue, or of one whose work waits for a limit. */
 export class IdleBackoff {
-  private nextMs = FIRST_WAIT_MS;
+  private polls = 0;
 
   reset(): void {
-    this.nextMs = FIRST_WAIT_MS;
+    this.polls = 0;
   }
 
-  /** How long to wait before the next poll: not at all after a contended claim. */
-  next(contended: boolean): number {
-    if (contended) return 0;
-    const ms = this.nextMs;
-    this.nextMs = Math.min(this.nextMs * 2, MAX_WAIT_MS);
-    return ms;
+  /** How long to wait before the next poll: not at all after a contended claim, briefly after a busy limit. */
+  next(why: EmptyClaim): number {
+    if (why === 'contended') return 0;
+    if (why === 'busy') return FIRST_WAIT_MS;
+    const [first, max] = why === 'at-limit' ? [FIRST_WAIT_AT_LIMIT_MS, MAX_WAIT_AT_LIMIT_MS] : [FIRST_WAIT_MS, MAX_WAIT_MS];
+    return Math.min(first * 2 ** this.polls++, max);
   }
 }

@@ -17,9 +17,18 @@ export interface KindsApart {
   /** The queue, and the kinds read under its limits, for limitWrites. */
   queue: string;
   limited: readonly KindPlan[];
+  /** Why limited kinds gave less than the room, if they did (HeldBack). */
+  heldBack?: HeldBack;
 }
 
-const NONE: KindsApart = { candidates: [], ids: new Set(), queue: '', limited: [] };
+/**
+ * What held limited kinds back in a claim: `busy`, another claim held a limit row (it may have
+ * left room: look again soon); `full`, a kind was at its concurrency limit (a slot frees when a
+ * job of it ends, which its own worker's next turn takes).
+ */
+export type HeldBack = 'busy' | 'full';
+
+const none = (heldBack: HeldBack | undefined): KindsApart => ({ candidates: [], ids: new Set(), queue: '', limited: [], ...(heldBack !== undefined && { heldBack }) });
 
 /**
  * How many jobs a claim may take of kinds read apart: `all`, and of limited kinds `limited`, those
@@ -73,9 +82,9 @@ const groupsToRead = (take: number) => Math.min(200, Math.max(8, 2 * take));
  */
 export async function candidatesOfKindsApart(tx: Transaction, table: QuotedIdentifier, claim: ClaimOptions, rules: KindRules | undefined, rotation: GroupRotation, room: Room): Promise<KindsApart> {
   const kinds = kindsApart(claim, rules);
-  if (rules === undefined || kinds.length === 0 || room.all <= 0) return NONE;
-  const plans = await planKinds(tx, table, rules, kinds, room);
-  if (plans.length === 0) return NONE;
+  if (rules === undefined || kinds.length === 0 || room.all <= 0) return none(undefined);
+  const { plans, heldBack } = await planKinds(tx, table, rules, kinds, room);
+  if (plans.length === 0) return none(heldBack);
   const grouped = plans.filter((plan) => plan.grouped);
   const oldest = plans.filter((plan) => !plan.grouped);
   const reads = oldest.map(({ kind, take }): Statement => claimSql.candidatesOldest(table, { kinds: [kind] }, undefined, take));
@@ -94,12 +103,12 @@ export async function candidatesOfKindsApart(tx: Transaction, table: QuotedIdent
   }
   // Each kind's candidates in turn with the others': a kind with many jobs does not fill the batch.
   const candidates = takeInTurn(byKind, room.all);
-  if (candidates.length === 0) return NONE;
-  return { candidates, ids: new Set(candidates.map((candidate) => candidate.id)), queue: rules.queue, limited: plans.filter((plan) => plan.limited) };
+  if (candidates.length === 0) return none(heldBack);
+  return { candidates, ids: new Set(candidates.map((candidate) => candidate.id)), queue: rules.queue, limited: plans.filter((plan) => plan.limited), ...(heldBack !== undefined && { heldBack }) };
 }
 
 /** How many jobs the claim reads of each kind: at most its room, and no more than the limits it could lock leave. */
-async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRules, kinds: readonly string[], room: Room): Promise<KindPlan[]> {
+async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRules, kinds: readonly string[], room: Room): Promise<{ plans: KindPlan[]; heldBack?: HeldBack }> {
   const limited = kinds.filter((kind) => rules.limited.includes(kind));
   const { settling } = room;
   const [locked, counted, rated, leaving = []] = (
@@ -117,23 +126,25 @@ async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRu
   const running = new Map(counted.map((row) => [row.kind, Number(row.running) - (settled.get(row.kind) ?? 0)]));
   const spent = new Map(rated.map((row) => [row.kind, Number(row.spent)]));
   const plans: KindPlan[] = [];
+  let heldBack: HeldBack | undefined;
   for (const kind of kinds) {
     const limit = limits.get(kind);
     // A limited kind whose row another claim holds is that claim's to take this turn.
-    if (limited.includes(kind) && limit === undefined) continue;
+    if (limited.includes(kind) && limit === undefined) {
+      heldBack = 'busy';
+      continue;
+    }
     const rate = rateWindow(limit?.rate_jobs, limit?.rate_seconds);
-    const take = Math.min(
-      limit === undefined ? room.all : room.limited,
-      limit?.concurrency == null ? Infinity : Number(limit.concurrency) - (running.get(kind) ?? 0),
-      rate === null ? Infinity : rate.jobs - (spent.get(kind) ?? 0),
-    );
+    const slots = limit?.concurrency == null ? Infinity : Number(limit.concurrency) - (running.get(kind) ?? 0);
+    if (slots <= 0) heldBack ??= 'full';
+    const take = Math.min(limit === undefined ? room.all : room.limited, slots, rate === null ? Infinity : rate.jobs - (spent.get(kind) ?? 0));
     if (take <= 0) continue;
     const groupConcurrency = limit?.group_concurrency == null ? null : Number(limit.group_concurrency);
     const groupRate = rateWindow(limit?.group_rate_jobs, limit?.group_rate_seconds);
     const perGroup = groupConcurrency !== null || groupRate !== null;
     plans.push({ kind, take, grouped: perGroup || rules.grouped.includes(kind), limited: limit !== undefined, groupConcurrency, rate, groupRate });
   }
-  return plans;
+  return { plans, ...(heldBack !== undefined && { heldBack }) };
 }
 
 /** Counts the running jobs the turn settles, if any. */

@@ -10,7 +10,7 @@ import { completion, failure, handBack, leaseRenewal, type RetryPolicy, type Pen
 import { DEFAULT_PRIORITY } from '../config/defaults.js';
 import type { PreferredRange } from './sql/claim.js';
 import { EMPTY_CLAIM, type Claim, type ClaimOptions } from './types.js';
-import { IdleBackoff } from './idle-backoff.js';
+import { IdleBackoff, type EmptyClaim } from './idle-backoff.js';
 import type { TurnGate } from './turn-gate.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
 
@@ -196,7 +196,7 @@ export class ClaimLoop {
         // Candidates that were all taken mean work exists: try again at once. None at all: back
         // off; while kinds are limited, only until a job finishes, whose settle frees its slot (a
         // limit of 50 with 50 ms handlers drained at 0.62x its ideal rate, bench-results/limits-bench.json).
-        else await this.backOff(idle.next(claim.candidates > 0), signal);
+        else await this.backOff(idle.next(emptyClaim(claim, turn.heldBack)), signal);
       }
     } finally {
       signal.removeEventListener('abort', onAbort);
@@ -387,4 +387,10 @@ export class ClaimLoop {
       this.wakeUp = done;
     }).finally(() => (this.wakeUp = undefined));
   }
+}
+
+/** Why a claim that took no job came back empty (for IdleBackoff). */
+function emptyClaim(claim: Claim, heldBack: TurnResult['heldBack']): EmptyClaim {
+  if (claim.candidates > 0) return 'contended';
+  return heldBack === 'busy' ? 'busy' : heldBack === 'full' ? 'at-limit' : 'empty';
 }

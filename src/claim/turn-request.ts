@@ -1,5 +1,6 @@
 import type { CandidateSource } from '../db/replica.js';
 import type { GroupRotation } from './fair-share.js';
+import type { HeldBack } from './kinds-apart.js';
 import type { KindRules } from './kind-rules.js';
 import type { ClaimCount, TotalsTally } from './running-totals.js';
 import type { PendingWrite } from './pending-writes.js';
@@ -62,4 +63,6 @@ export interface TurnResult extends SettleResult {
   laneLeastUrgent?: number;
   /** What the claim counts as in the running totals. */
   claimCount: ClaimCount;
+  /** Why limited kinds gave the claim less than its room, if they did. */
+  heldBack?: HeldBack;
 }

@@ -49,6 +49,7 @@ export async function claimTurn(db: Database, table: QuotedIdentifier, request: 
       ...(first.waitedForLane && { waitedForLane: true }),
       ...(rules !== undefined && { rules }),
       ...(reader.laneLeastUrgent !== undefined && { laneLeastUrgent: reader.laneLeastUrgent }),
+      ...(apart.heldBack !== undefined && { heldBack: apart.heldBack }),
     });
     const nothingClaimed = async (claimCount: TurnResult['claimCount'], candidates: number) =>
       result(claimCount, { token, jobs: [], candidates, failedIds: [] }, (await turn.commit(tx, lane?.index, claimCount)).settlement);
