@@ -348,7 +348,9 @@ const toIdeal = (result: Result, ideal: number) => ({ ...result, extra: { ...res
  *           and without groups: ratios to the last.
  *   cpu     the server's CPU seconds per job done with a backlog of LIMITED_JOBS jobs of a kind
  *           limited to 3 running at once, 4 workers at concurrency 20, 50 ms handlers, over
- *           CPU_SECONDS; against the same without the limit.
+ *           CPU_SECONDS; against a backlog of 1,000 under the same limit (what the backlog
+ *           costs), the backlog without the limit at the same pace (one worker at concurrency
+ *           3: what the limit costs), and without the limit at full pace (4 workers at 20).
  */
 async function limitScenarios(): Promise<Result[]> {
   const results: Result[] = [];
@@ -376,19 +378,26 @@ async function limitScenarios(): Promise<Result[]> {
     results.push(...ratio(drains));
   }
   if (LIMIT_SCENARIOS.includes('cpu')) {
-    for (const limit of [3, undefined]) {
-      await prefillKind(LIMITED_JOBS, 'capped', limit === undefined ? undefined : { concurrency: limit });
+    const runs = [
+      { name: `backlog of ${LIMITED_JOBS}, limit 3`, backlog: LIMITED_JOBS, limit: 3, workers: fourWorkers(HANDLER_MS) },
+      { name: 'backlog of 1000, limit 3', backlog: 1000, limit: 3, workers: fourWorkers(HANDLER_MS) },
+      { name: `backlog of ${LIMITED_JOBS}, no limit, 1 worker at concurrency 3`, backlog: LIMITED_JOBS, workers: [[NODE_SCRIPT('work-drain.js'), '--concurrency', '3', '--handler-ms', String(HANDLER_MS)]] },
+      { name: `backlog of ${LIMITED_JOBS}, no limit`, backlog: LIMITED_JOBS, workers: fourWorkers(HANDLER_MS) },
+    ];
+    const measured: Result[] = [];
+    for (const { name, backlog, limit, workers } of runs) {
+      await prefillKind(backlog, 'capped', limit === undefined ? undefined : { concurrency: limit });
       await waitForPurge();
       const before = await readServerCounters(admin);
-      const run = await timedProcesses(fourWorkers(HANDLER_MS, '--seconds', String(CPU_SECONDS)));
+      const run = await timedProcesses(workers.map((args) => [...args, '--seconds', String(CPU_SECONDS)]));
       const after = await readServerCounters(admin);
       const [[left]] = (await admin.query(`SELECT COUNT(*) AS n FROM \`${database}\`.jobs`)) as unknown as [[{ n: number }]];
-      const done = LIMITED_JOBS - Number(left.n);
-      const cpuMsPerJob = Math.round((1e5 * (after.cpuSeconds - before.cpuSeconds)) / done) / 100;
-      results.push({ scenario: `backlog of ${LIMITED_JOBS}, ${limit === undefined ? 'no limit' : `limit ${limit}`}`, consumers: 80, jobs: done, jobsPerSecond: Math.round(done / run.seconds), ...delta(before, after, run.seconds), extra: { serverCpuMsPerJob: cpuMsPerJob } });
+      const done = backlog - Number(left.n);
+      const serverCpuMsPerJob = Math.round((1e5 * (after.cpuSeconds - before.cpuSeconds)) / done) / 100;
+      measured.push({ scenario: name, consumers: workers.length, jobs: done, jobsPerSecond: Math.round(done / run.seconds), ...delta(before, after, run.seconds), extra: { serverCpuMsPerJob } });
     }
-    const [capped, free] = results.slice(-2) as [Result, Result];
-    capped.extra = { ...capped.extra, cpuPerJobToNoLimit: Math.round((100 * capped.extra!.serverCpuMsPerJob!) / free.extra!.serverCpuMsPerJob!) / 100 };
+    const [capped] = measured as [Result];
+    results.push(...measured.map((row) => ({ ...row, extra: { ...row.extra, cappedCpuPerJobToThis: Math.round((100 * capped.extra!.serverCpuMsPerJob!) / row.extra!.serverCpuMsPerJob!) / 100 } })));
   }
   return results;
 }

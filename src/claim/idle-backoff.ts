@@ -8,8 +8,8 @@ const MAX_WAIT_MS = 20;
 // wakes at once), so other workers' polls mostly find the kind full, and polling at the empty
 // queue's pace cost the server 61x the CPU per job of the same backlog without the limit
 // (bench-results/limits-poll-ab.json).
-const FIRST_WAIT_AT_LIMIT_MS = 20;
-const MAX_WAIT_AT_LIMIT_MS = 160;
+const FIRST_WAIT_AT_LIMIT_MS = 50;
+const MAX_WAIT_AT_LIMIT_MS = 400;
 
 /**
  * Why a claim came back empty: `contended`, the candidates were others' this time, so work

@@ -23,8 +23,8 @@ export interface KindsApart {
 
 /**
  * What held limited kinds back in a claim: `busy`, another claim held a limit row (it may have
- * left room: look again soon); `full`, a kind was at its concurrency limit (a slot frees when a
- * job of it ends, which its own worker's next turn takes).
+ * left room: look again soon); `full`, a kind was at its concurrency limit, or is once the claim
+ * commits (a slot frees when a job of it ends, which its own worker's next turn takes).
  */
 export type HeldBack = 'busy' | 'full';
 
@@ -136,8 +136,10 @@ async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRu
     }
     const rate = rateWindow(limit?.rate_jobs, limit?.rate_seconds);
     const slots = limit?.concurrency == null ? Infinity : Number(limit.concurrency) - (running.get(kind) ?? 0);
-    if (slots <= 0) heldBack ??= 'full';
-    const take = Math.min(limit === undefined ? room.all : room.limited, slots, rate === null ? Infinity : rate.jobs - (spent.get(kind) ?? 0));
+    const others = Math.min(limit === undefined ? room.all : room.limited, rate === null ? Infinity : rate.jobs - (spent.get(kind) ?? 0));
+    // The kind is full, or this claim fills it.
+    if (slots <= others) heldBack ??= 'full';
+    const take = Math.min(slots, others);
     if (take <= 0) continue;
     const groupConcurrency = limit?.group_concurrency == null ? null : Number(limit.group_concurrency);
     const groupRate = rateWindow(limit?.group_rate_jobs, limit?.group_rate_seconds);

@@ -193,10 +193,12 @@ export class ClaimLoop {
         const pause = Math.max(turn.waitedForLane === true ? (this.settings.pauseWhenLanesBusyMs ?? 0) : 0, light ? (this.settings.pauseAfterLightClaimMs ?? 0) : 0);
         if (pause > 0) await this.pauseClaims(pause, signal);
         if (claim.jobs.length > 0) idle.reset();
-        // Candidates that were all taken mean work exists: try again at once. None at all: back
-        // off; while kinds are limited, only until a job finishes, whose settle frees its slot (a
-        // limit of 50 with 50 ms handlers drained at 0.62x its ideal rate, bench-results/limits-bench.json).
-        else await this.backOff(idle.next(emptyClaim(claim, turn.heldBack)), signal);
+        // Candidates that were all taken mean work exists: try again at once. None at all, or
+        // all there was up to a limit: back off; while kinds are limited, only until a job
+        // finishes, whose settle frees its slot (a limit of 50 with 50 ms handlers drained at
+        // 0.62x its ideal rate, bench-results/limits-bench.json).
+        const why = idleClaim(claim, reserved, turn.heldBack);
+        if (why !== undefined) await this.backOff(idle.next(why), signal);
       }
     } finally {
       signal.removeEventListener('abort', onAbort);
@@ -389,8 +391,13 @@ export class ClaimLoop {
   }
 }
 
-/** Why a claim that took no job came back empty (for IdleBackoff). */
-function emptyClaim(claim: Claim, heldBack: TurnResult['heldBack']): EmptyClaim {
+/**
+ * Why the loop should wait before its next claim (IdleBackoff), if it should: the claim took no
+ * job, or took less than it had room for and filled a kind's concurrency limit (nothing else was
+ * due: a claim takes the room in turn across kinds).
+ */
+function idleClaim(claim: Claim, reserved: number, heldBack: TurnResult['heldBack']): EmptyClaim | undefined {
+  if (claim.jobs.length > 0) return heldBack === 'full' && claim.jobs.length < reserved ? 'at-limit' : undefined;
   if (claim.candidates > 0) return 'contended';
   return heldBack === 'busy' ? 'busy' : heldBack === 'full' ? 'at-limit' : 'empty';
 }
