@@ -71,12 +71,15 @@ async function refresh() {
     cell(tr, count);
   });
   document.getElementById('oldest').textContent = seconds(stats.headAgeSeconds);
-  fill('kinds', stats.byKind, (tr, k) => {
+  // A limit on every kind together: a row of its own, with the whole table's counts.
+  const sum = (of) => stats.byKind.reduce((total, k) => total + of(k), 0);
+  const everyKind = stats.everyKindLimit === null ? [] : [{ kind: '*', counts: stats.counts, delayed: sum((k) => k.delayed), totals: { completed: sum((k) => k.totals.completed) }, paused: false, limit: stats.everyKindLimit, everyKind: true }];
+  fill('kinds', [...everyKind, ...stats.byKind], (tr, k) => {
     const kind = k.kind ?? '(none)';
     tr.dataset.kind = kind;
-    for (const value of [kind, k.counts.unclaimed - k.delayed, k.delayed, k.counts.claimed, k.counts.failed, k.counts.done, k.totals.completed, k.paused ? 'yes' : '', limitText(k.limit)]) cell(tr, value);
+    for (const value of [k.everyKind ? '* (every kind)' : kind, k.counts.unclaimed - k.delayed, k.delayed, k.counts.claimed, k.counts.failed, k.counts.done, k.totals.completed, k.paused ? 'yes' : '', limitText(k.limit)]) cell(tr, value);
     const actions = cell(tr, '');
-    if (k.kind !== null) button(actions, k.paused ? 'Resume' : 'Pause', () => post(k.paused ? '/api/resume' : '/api/pause', { kind: k.kind }).catch(alertError));
+    if (k.kind !== null && !k.everyKind) button(actions, k.paused ? 'Resume' : 'Pause', () => post(k.paused ? '/api/resume' : '/api/pause', { kind: k.kind }).catch(alertError));
     if (k.limit !== null) button(actions, 'Lift limit', () => post('/api/limit/remove', { kind: k.kind }).catch(limitError));
   });
   const skipped = document.getElementById('skipped-schedules');

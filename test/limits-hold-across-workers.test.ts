@@ -80,7 +80,7 @@ test('a rate of 20 per second, 200 jobs, 2 worker processes: never more than 20 
   assert.equal(new Set(runs.map((run) => Number(run.job_id))).size, 200, 'every job ran');
   assert.equal(runs.length, 200, 'none ran twice');
   // Claims by the server's clock: what the rate holds. (Handlers start a few milliseconds after
-  // their claims, and the window reaches 50 ms further back for that, but on a machine running
+  // their claims, and the window reaches 10 ms further back for that, but on a machine running
   // the other test files beside this one a process can be held up for longer than that.)
   const most = await mostClaimedWithin(db, 1, 'charge');
   assert.ok(most <= 20, `${most} claimed within one second`);

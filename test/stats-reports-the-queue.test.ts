@@ -40,7 +40,7 @@ test('stats --json prints one object with stable keys', async () => {
   const result = await runCli(['stats', '--json', '--database-url', db.url]);
   assert.equal(result.code, 0, result.stderr);
   const stats = JSON.parse(result.stdout);
-  assert.deepEqual(Object.keys(stats), ['database', 'table', 'counts', 'total', 'byKind', 'oldestUnclaimedAgeSeconds', 'claimedByOwner', 'pausedKinds', 'skippedSchedules', 'partitions', 'partitionedBy', 'completedPerSecond', 'server']);
+  assert.deepEqual(Object.keys(stats), ['database', 'table', 'counts', 'total', 'byKind', 'everyKindLimit', 'oldestUnclaimedAgeSeconds', 'claimedByOwner', 'pausedKinds', 'skippedSchedules', 'partitions', 'partitionedBy', 'completedPerSecond', 'server']);
   assert.deepEqual(stats.byKind, [{ kind: null, counts: { unclaimed: 2, claimed: 2, done: 1, failed: 0 }, delayed: 0, paused: false, limit: null, nextScheduledAt: null, totals: { completed: 0, failed: 0, retried: 0 } }]);
   assert.deepEqual(stats.pausedKinds, []);
   assert.equal(stats.completedPerSecond, null);

@@ -1,4 +1,5 @@
 import type { ClaimScope } from './sql/claim.js';
+import { EVERY_KIND } from './sql/limits.js';
 import type { ClaimOptions } from './types.js';
 
 /**
@@ -18,13 +19,15 @@ export interface KindRules {
   paused: readonly string[];
   limited: readonly string[];
   grouped: readonly string[];
+  /** A limit on every kind together (`'*'`, table-limit.ts): every claim takes its jobs under it. */
+  tableLimited: boolean;
   present?: readonly string[];
   /** Read the rules again in this turn; without it the turn goes by the view as it is. */
   refresh?: boolean;
 }
 
 /** No rule seen yet: a loop's view before its first turn. */
-export const noKindRules = (queue: string): KindRules => ({ queue, paused: [], limited: [], grouped: [] });
+export const noKindRules = (queue: string): KindRules => ({ queue, paused: [], limited: [], grouped: [], tableLimited: false });
 
 /** The kinds no claim reads with the rest: paused, limited and grouped. */
 const heldKinds = (rules: KindRules | undefined) => new Set([...(rules?.paused ?? []), ...(rules?.limited ?? []), ...(rules?.grouped ?? [])]);
@@ -43,7 +46,15 @@ export interface KindRuleRows {
 /** The view a turn leaves for the next: the rules it read, and the kinds present if it read those. */
 export function kindRulesSeen(queue: string, rows: KindRuleRows): KindRules {
   const kinds = (result: unknown) => (result as Array<{ kind: string }>).map((row) => row.kind);
-  return { queue, paused: kinds(rows.paused), limited: kinds(rows.limited), grouped: kinds(rows.grouped), ...(rows.present !== undefined && { present: kinds(rows.present) }) };
+  const limited = kinds(rows.limited);
+  return {
+    queue,
+    paused: kinds(rows.paused),
+    limited: limited.filter((kind) => kind !== EVERY_KIND),
+    grouped: kinds(rows.grouped),
+    tableLimited: limited.includes(EVERY_KIND),
+    ...(rows.present !== undefined && { present: kinds(rows.present) }),
+  };
 }
 
 /**

@@ -7,6 +7,7 @@ import * as claimSql from './sql/claim.js';
 import type { CandidateRow } from './sql/claim.js';
 import * as groupSql from './sql/groups.js';
 import * as limitSql from './sql/limits.js';
+import { rateWindow, settlingCount, type HeldBack, type KindPlan, type LimitRow, type LockedJob, type Room, type Spent } from './limit-spend.js';
 import type { ClaimOptions } from './types.js';
 
 /** The candidates a claim turn may take of the kinds it reads apart, and what its limits need written. */
@@ -14,56 +15,13 @@ export interface KindsApart {
   candidates: Candidate[];
   /** The ids among them, for the lock to keep (kind-rules.ts, withinKindRules). */
   ids: ReadonlySet<number>;
-  /** The queue, and the kinds read under its limits, for limitWrites. */
-  queue: string;
+  /** The kinds read under their limits, for limitWrites. */
   limited: readonly KindPlan[];
   /** Why limited kinds gave less than the room, if they did (HeldBack). */
   heldBack?: HeldBack;
 }
 
-/**
- * What held limited kinds back in a claim: `busy`, another claim held a limit row (it may have
- * left room: look again soon); `full`, a kind was at its concurrency limit, or is once the claim
- * commits (a slot frees when a job of it ends, which its own worker's next turn takes).
- */
-export type HeldBack = 'busy' | 'full';
-
-const none = (heldBack: HeldBack | undefined): KindsApart => ({ candidates: [], ids: new Set(), queue: '', limited: [], ...(heldBack !== undefined && { heldBack }) });
-
-/**
- * How many jobs a claim may take of kinds read apart: `all`, and of limited kinds `limited`, those
- * its worker can start at once (a job in hand but not started would hold a slot, or spend a rate,
- * while it waits); and the jobs whose slots its COMMIT frees.
- */
-export interface Room {
-  all: number;
-  limited: number;
-  /** The jobs the turn settles with its COMMIT, by id and the token of their claim: their slots are free for it. */
-  settling: ReadonlyArray<readonly [number, Buffer]>;
-}
-
-/** A rate as a claim applies it: jobs per window, in microseconds. */
-interface RateWindow {
-  jobs: number;
-  windowUs: number;
-}
-
-/**
- * What the claim reads of one kind: up to `take` jobs, shared between its groups (within the
- * limits per group) or oldest first; and, under a limit, which rates its claims spend.
- */
-interface KindPlan {
-  kind: string;
-  take: number;
-  grouped: boolean;
-  limited: boolean;
-  groupConcurrency: number | null;
-  rate: RateWindow | null;
-  groupRate: RateWindow | null;
-}
-
-/** A limit row as the claim locks it. */
-type LimitRow = Record<(typeof limitSql.LIMIT_COLUMNS)[number], number | null> & { kind: string };
+const none = (heldBack: HeldBack | undefined): KindsApart => ({ candidates: [], ids: new Set(), limited: [], ...(heldBack !== undefined && { heldBack }) });
 
 /** Groups read per claim of a grouped kind, for a claim of `take` jobs: twice as many, so that groups at their limit leave enough others. */
 const groupsToRead = (take: number) => Math.min(200, Math.max(8, 2 * take));
@@ -104,7 +62,7 @@ export async function candidatesOfKindsApart(tx: Transaction, table: QuotedIdent
   // Each kind's candidates in turn with the others': a kind with many jobs does not fill the batch.
   const candidates = takeInTurn(byKind, room.all);
   if (candidates.length === 0) return none(heldBack);
-  return { candidates, ids: new Set(candidates.map((candidate) => candidate.id)), queue: rules.queue, limited: plans.filter((plan) => plan.limited), ...(heldBack !== undefined && { heldBack }) };
+  return { candidates, ids: new Set(candidates.map((candidate) => candidate.id)), limited: plans.filter((plan) => plan.limited), ...(heldBack !== undefined && { heldBack }) };
 }
 
 /** How many jobs the claim reads of each kind: at most its room, and no more than the limits it could lock leave. */
@@ -118,7 +76,7 @@ async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRu
           [limitSql.LOCK_LIMITS_SQL, [rules.queue, limited]],
           [limitSql.COUNT_RUNNING_SQL(table), [limited]],
           [limitSql.RATE_SPENT_SQL, [limitSql.RATE_MARGIN_MICROSECONDS, rules.queue, limited]],
-          ...settlingCount(table, limited, settling),
+          ...settlingCount(table, settling),
         )
   ) as [LimitRow[], Array<{ kind: string; running: number }>, Array<{ kind: string; spent: number }>, Array<{ kind: string; settling: number }>?];
   const limits = new Map(locked.map((row) => [row.kind, row]));
@@ -147,15 +105,6 @@ async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRu
     plans.push({ kind, take, grouped: perGroup || rules.grouped.includes(kind), limited: limit !== undefined, groupConcurrency, rate, groupRate });
   }
   return { plans, ...(heldBack !== undefined && { heldBack }) };
-}
-
-/** Counts the running jobs the turn settles, if any. */
-function settlingCount(table: QuotedIdentifier, kinds: readonly string[], settling: Room['settling']): Statement[] {
-  return settling.length === 0 ? [] : [[limitSql.COUNT_SETTLING_SQL(table), [settling.map(([id]) => id), kinds, settling]]];
-}
-
-function rateWindow(jobs: number | null | undefined, perSeconds: number | null | undefined): RateWindow | null {
-  return jobs == null || perSeconds == null ? null : { jobs: Number(jobs), windowUs: Number(perSeconds) * 1e6 + limitSql.RATE_MARGIN_MICROSECONDS };
 }
 
 /**
@@ -208,31 +157,8 @@ function groupHeads(table: QuotedIdentifier, queue: string, plan: KindPlan, rota
 
 const toCandidate = (row: { id: number; priority: number; job_group: string }): GroupedCandidate => ({ id: Number(row.id), priority: Number(row.priority), group: row.job_group });
 
-/**
- * What a claim writes for the limits it took jobs under, of the jobs it locked: the limit rows of
- * the kinds it took (on Galera, what makes two nodes' claims conflict), and for kinds with a rate
- * the jobs it took, kind-wide and per group, with the claims no window reaches any more forgotten.
- */
-export function limitWrites(apart: KindsApart, locked: ReadonlyArray<{ id: number; kind: string | null; group: string | null }>): Statement[] {
-  const { queue } = apart;
+/** The jobs the claim took of each limited kind it read apart, for limitWrites. */
+export function spentApart(apart: KindsApart, locked: ReadonlyArray<LockedJob>): Spent[] {
   const taken = locked.filter((job) => apart.ids.has(job.id));
-  const plans = apart.limited.filter((plan) => taken.some((job) => job.kind === plan.kind));
-  if (plans.length === 0) return [];
-  const logged: unknown[][] = [];
-  const forget: Statement[] = [];
-  for (const { kind, rate, groupRate } of plans) {
-    const jobs = taken.filter((job) => job.kind === kind);
-    if (rate !== null) logged.push([queue, kind, '', jobs.length]);
-    if (groupRate !== null) {
-      const byGroup = new Map<string, number>();
-      for (const { group } of jobs) if (group !== null) byGroup.set(group, (byGroup.get(group) ?? 0) + 1);
-      for (const [group, count] of byGroup) logged.push([queue, kind, group, count]);
-    }
-    if (rate !== null || groupRate !== null) forget.push([limitSql.FORGET_RATE_CLAIMS_SQL, [queue, kind, Math.max(rate?.windowUs ?? 0, groupRate?.windowUs ?? 0)]]);
-  }
-  return [
-    [limitSql.TOUCH_LIMITS_SQL, [queue, plans.map((plan) => plan.kind)]],
-    ...(logged.length === 0 ? [] : [[limitSql.logRateClaimsSql(logged.length), logged.flat()] satisfies Statement]),
-    ...forget,
-  ];
+  return apart.limited.map((plan) => ({ plan, jobs: taken.filter((job) => job.kind === plan.kind) }));
 }

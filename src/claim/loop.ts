@@ -375,7 +375,7 @@ export class ClaimLoop {
 
   private async backOff(ms: number, signal: AbortSignal): Promise<void> {
     if (ms === 0) return;
-    if (this.rules.limited.length > 0) await this.sleep(ms);
+    if (this.rules.limited.length > 0 || this.rules.tableLimited) await this.sleep(ms);
     else await sleep(ms, undefined, { signal }).catch(() => undefined);
   }
 

@@ -1,6 +1,6 @@
 import type { CandidateSource } from '../db/replica.js';
 import type { GroupRotation } from './fair-share.js';
-import type { HeldBack } from './kinds-apart.js';
+import type { HeldBack } from './limit-spend.js';
 import type { KindRules } from './kind-rules.js';
 import type { ClaimCount, TotalsTally } from './running-totals.js';
 import type { PendingWrite } from './pending-writes.js';

@@ -8,7 +8,9 @@ import { takeInTurn } from './candidate-order.js';
 import { lockCandidates, markStatements } from './lock.js';
 import { claimScope } from './kind-rules.js';
 import { GroupRotation } from './fair-share.js';
-import { candidatesOfKindsApart, limitWrites } from './kinds-apart.js';
+import { candidatesOfKindsApart, spentApart } from './kinds-apart.js';
+import { limitWrites, type Room } from './limit-spend.js';
+import { roomUnderTableLimit, spentUnderTableLimit } from './table-limit.js';
 import type { SettleRequest, SettleResult, TurnRequest, TurnResult } from './turn-request.js';
 import type { Claim, Settlement } from './types.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
@@ -35,11 +37,15 @@ export async function claimTurn(db: Database, table: QuotedIdentifier, request: 
     const { lane, rules } = first;
     let found = first.candidates ?? (await reader.ofLane(lane));
     if (found.length === 0 && lane !== undefined && lane.count > 1) found = await reader.stale();
-    // Kinds with a limit or with groups are claimed apart (kinds-apart.ts), in turn with the rest.
     const settling = turn.settles.flatMap((settle) => (settle.counted ? settle.ids.map((id) => [id, settle.token] as const) : []));
-    const room = { all: batchSize, limited: Math.min(batchSize, request.limitedRoom ?? batchSize), settling };
+    let room: Room = { all: batchSize, limited: Math.min(batchSize, request.limitedRoom ?? batchSize), settling };
+    // Under a limit on every kind, every job is a limited one (table-limit.ts).
+    const tableLimit = rules?.tableLimited === true ? await roomUnderTableLimit(tx, table, rules.queue, room) : undefined;
+    if (tableLimit !== undefined) room = { ...room, all: tableLimit.room, limited: tableLimit.room };
+    // Kinds with a limit or with groups are claimed apart (kinds-apart.ts), in turn with the rest.
     const apart = await candidatesOfKindsApart(tx, table, request.claim, rules, request.rotation ?? new GroupRotation(), room);
-    found = takeInTurn([apart.candidates, found], batchSize);
+    found = takeInTurn([apart.candidates, found], room.all);
+    const heldBack = tableLimit?.heldBack ?? apart.heldBack;
     const result = (claimCount: TurnResult['claimCount'], claim: Claim, settlement: Settlement): TurnResult => ({
       settlement,
       claim,
@@ -49,7 +55,7 @@ export async function claimTurn(db: Database, table: QuotedIdentifier, request: 
       ...(first.waitedForLane && { waitedForLane: true }),
       ...(rules !== undefined && { rules }),
       ...(reader.laneLeastUrgent !== undefined && { laneLeastUrgent: reader.laneLeastUrgent }),
-      ...(apart.heldBack !== undefined && { heldBack: apart.heldBack }),
+      ...(heldBack !== undefined && { heldBack }),
     });
     const nothingClaimed = async (claimCount: TurnResult['claimCount'], candidates: number) =>
       result(claimCount, { token, jobs: [], candidates, failedIds: [] }, (await turn.commit(tx, lane?.index, claimCount)).settlement);
@@ -59,7 +65,7 @@ export async function claimTurn(db: Database, table: QuotedIdentifier, request: 
     // The rates' log after the claim's UPDATE: a claim is logged no earlier than its jobs' owner_date,
     // however long the statements between take on a loaded server.
     const marks = markStatements(table, locked, { ownerId, token, leaseMicroseconds });
-    const writes = [...marks, ...limitWrites(apart, locked.jobs)];
+    const writes = [...marks, ...limitWrites(rules?.queue ?? '', [...spentApart(apart, locked.jobs), ...spentUnderTableLimit(tableLimit, locked.jobs)])];
     const claim = { jobs: locked.jobs, failedIds: locked.exhausted, candidates: locked.candidates, writes };
     if (db.galera !== undefined && locked.jobs.length > 0) {
       // Galera's row locks are local to a node, and its certification does not catch every lost

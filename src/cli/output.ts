@@ -136,6 +136,8 @@ export function statsLines(stats: QueueStats, context: StatsContext): string[] {
     `claimed per owner: ${owners.length === 0 ? 'none' : owners.join(', ')}`,
   ];
   if (context.completedPerSecond !== null) lines.push(`completed: ${Math.round(context.completedPerSecond)} jobs/s since the last reading`);
+  const every = stats.everyKindLimit;
+  if (every !== null) lines.push(`limit on every kind: ${limitCell(every)} (${every.running} running, ${every.heldBack} held back)`);
   if (kinds.length > 0) {
     // The limit column only when a kind has one: `3` at most running at once, `1/group` of each group.
     const limited = kinds.some((entry) => entry.limit !== null);
@@ -174,6 +176,7 @@ export function statsJson(stats: QueueStats, database: string, context: Omit<Sta
     counts: stats.counts,
     total: stats.total,
     byKind: stats.byKind,
+    everyKindLimit: stats.everyKindLimit,
     oldestUnclaimedAgeSeconds: stats.headAgeSeconds,
     claimedByOwner: stats.claimedByOwner.map(({ ownerId, count, expired }) => ({ ownerId, count, expiredLeases: expired })),
     pausedKinds: stats.pausedKinds,

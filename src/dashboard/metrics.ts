@@ -1,6 +1,7 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { JobQueue } from '../job-queue.js';
-import { JOB_STATUSES } from '../queue/types.js';
+import { EVERY_KIND } from '../queue/limits.js';
+import { JOB_STATUSES, type QueueStats } from '../queue/types.js';
 
 /** The label for jobs without a kind. */
 const NO_KIND = '';
@@ -25,9 +26,9 @@ export class QueueMetrics {
   private readonly retried = this.counter('jobq_jobs_retried_total', 'Handler failures sent back for another attempt', ['kind']);
   private readonly claims = this.counter('jobq_claims_total', 'Claims by every worker', []);
   private readonly emptyClaims = this.counter('jobq_empty_claims_total', 'Claims that found candidates but locked none (another worker was faster)', []);
-  private readonly limitConcurrency = this.gauge('jobq_limit_concurrency', "A kind's limit: most of its jobs running at once", ['kind']);
+  private readonly limitConcurrency = this.gauge('jobq_limit_concurrency', 'A kind\'s limit: most of its jobs running at once (kind "*": of every kind together)', ['kind']);
   private readonly limitGroupConcurrency = this.gauge('jobq_limit_group_concurrency', "A kind's limit per group: most jobs of each of its groups running at once", ['kind']);
-  private readonly limitRate = this.gauge('jobq_limit_rate', "A kind's rate limit, in jobs per second", ['kind']);
+  private readonly limitRate = this.gauge('jobq_limit_rate', 'A kind\'s rate limit, in jobs per second (kind "*": of every kind together)', ['kind']);
   private readonly limitGroupRate = this.gauge('jobq_limit_group_rate', "A kind's rate limit per group, in jobs per second for each of its groups", ['kind']);
   private readonly limitHeldBack = this.gauge('jobq_limit_held_back', 'Due jobs of a kind its limit holds back now', ['kind']);
   private readonly skippedSchedules = this.gauge('jobq_schedules_skipped', 'Schedules the workers skip: their cron or time zone cannot be read (jobq schedule list says why)', []);
@@ -39,15 +40,10 @@ export class QueueMetrics {
     const stats = await this.queue.stats();
     const waiting = await this.queue.oldestWaitingByKind();
     this.registry.resetMetrics();
+    if (stats.everyKindLimit !== null) this.setLimit(EVERY_KIND, stats.everyKindLimit);
     for (const { kind, counts, totals, limit } of stats.byKind) {
       const label = kind ?? NO_KIND;
-      if (limit !== null) {
-        if (limit.concurrency !== null) this.limitConcurrency.set({ kind: label }, limit.concurrency);
-        if (limit.groupConcurrency !== null) this.limitGroupConcurrency.set({ kind: label }, limit.groupConcurrency);
-        if (limit.rate !== null) this.limitRate.set({ kind: label }, limit.rate.jobs / limit.rate.perSeconds);
-        if (limit.groupRate !== null) this.limitGroupRate.set({ kind: label }, limit.groupRate.jobs / limit.groupRate.perSeconds);
-        this.limitHeldBack.set({ kind: label }, limit.heldBack);
-      }
+      if (limit !== null) this.setLimit(label, limit);
       for (const status of JOB_STATUSES) this.jobs.set({ status, kind: label }, counts[status]);
       this.completed.inc({ kind: label }, totals.completed);
       this.failed.inc({ kind: label }, totals.failed);
@@ -59,6 +55,14 @@ export class QueueMetrics {
     this.emptyClaims.inc(stats.claims.empty);
     this.skippedSchedules.set(stats.skippedSchedules.length);
     return this.registry.metrics();
+  }
+
+  private setLimit(kind: string, limit: NonNullable<QueueStats['everyKindLimit']>): void {
+    if (limit.concurrency !== null) this.limitConcurrency.set({ kind }, limit.concurrency);
+    if (limit.groupConcurrency !== null) this.limitGroupConcurrency.set({ kind }, limit.groupConcurrency);
+    if (limit.rate !== null) this.limitRate.set({ kind }, limit.rate.jobs / limit.rate.perSeconds);
+    if (limit.groupRate !== null) this.limitGroupRate.set({ kind }, limit.groupRate.jobs / limit.groupRate.perSeconds);
+    this.limitHeldBack.set({ kind }, limit.heldBack);
   }
 
   get contentType(): string {

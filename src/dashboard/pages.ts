@@ -45,7 +45,7 @@ export function dashboardPage(csrf: string, where: string): string {
 <section class="wide"><h2>Kinds</h2>
 <ul id="skipped-schedules" class="error"></ul>
 <table id="kinds"><thead><tr><th>kind</th><th>waiting</th><th>delayed</th><th>running</th><th>failed</th><th>done</th><th>completed (total)</th><th>paused</th><th>limit</th><th></th></tr></thead><tbody></tbody></table>
-<form id="limit"><label>Kind <input id="limit-kind" required></label>
+<form id="limit"><label>Kind <input id="limit-kind" required placeholder="email, or * for every kind"></label>
 <label>Running at once <input id="limit-concurrency" inputmode="numeric" placeholder="10"></label>
 <label>per group <input id="limit-group-concurrency" inputmode="numeric" placeholder="1"></label>
 <label>Rate <input id="limit-rate" placeholder="100/1s"></label>

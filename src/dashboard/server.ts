@@ -6,6 +6,7 @@ import { JobqError } from '../errors.js';
 import type { JobQueue } from '../job-queue.js';
 import { parseRate, RATE_FORMAT } from '../config/rate.js';
 import { checkKind } from '../queue/new-jobs.js';
+import { checkLimitKind } from '../queue/limits.js';
 import type { KindLimit } from '../queue/types.js';
 import type { Access } from './access.js';
 import { QueueMetrics } from './metrics.js';
@@ -99,11 +100,11 @@ async function handle(context: DashboardContext, metrics: QueueMetrics, request:
     }
     case 'POST /api/limit': {
       const body = await readJson(request);
-      await queue.setLimit(checkKind(body.kind, 'kind'), limitOf(body));
+      await queue.setLimit(checkLimitKind(body.kind, 'kind'), limitOf(body));
       return afterAction(context, response, { limits: await queue.limits() });
     }
     case 'POST /api/limit/remove': {
-      await queue.removeLimit(checkKind((await readJson(request)).kind, 'kind'));
+      await queue.removeLimit(checkLimitKind((await readJson(request)).kind, 'kind'));
       return afterAction(context, response, { limits: await queue.limits() });
     }
     default:

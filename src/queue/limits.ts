@@ -7,11 +7,16 @@ import { ExitCode, JobqError } from '../errors.js';
 import * as limitSql from '../claim/sql/limits.js';
 import { checkKind } from './new-jobs.js';
 
+export const { EVERY_KIND } = limitSql;
+
 const LIMIT_NAMES = ['concurrency', 'groupConcurrency', 'rate', 'groupRate'] as const;
+
+/** A kind a limit may be set on: a kind's name, or `*` for every kind together. */
+export const checkLimitKind = (kind: unknown, position?: string): string => (kind === EVERY_KIND ? kind : checkKind(kind, position));
 
 /** Sets a kind's limits, or changes them (those not given are lifted); a one-line error for a bad kind or value, and nothing changed. */
 export async function setLimit(db: Database, queue: string, kind: string, limit: KindLimit): Promise<void> {
-  checkKind(kind);
+  checkLimitKind(kind);
   if (typeof limit !== 'object' || limit === null) throw new JobqError('a limit is an object like { concurrency: 10 }', ExitCode.usage);
   const names = LIMIT_NAMES.join(', ');
   const unknown = Object.keys(limit).find((key) => !(LIMIT_NAMES as readonly string[]).includes(key));
@@ -22,13 +27,16 @@ export async function setLimit(db: Database, queue: string, kind: string, limit:
   if ([concurrency, groupConcurrency, kindRate, groupRate].every((value) => value === null)) {
     throw new JobqError(`a limit needs one of ${names}, e.g. { concurrency: 10 }`, ExitCode.usage);
   }
+  if (kind === EVERY_KIND && (groupConcurrency !== null || groupRate !== null)) {
+    throw new JobqError(`a limit on every kind ("${EVERY_KIND}") takes concurrency and rate; set limits per group on a kind`, ExitCode.usage);
+  }
   const values = [concurrency, groupConcurrency, kindRate?.jobs ?? null, kindRate?.perSeconds ?? null, groupRate?.jobs ?? null, groupRate?.perSeconds ?? null];
   await db.query(limitSql.SET_LIMIT_SQL, [queue, kind, ...values]);
 }
 
 /** Removes a kind's limit; whether it had one. */
 export async function removeLimit(db: Database, queue: string, kind: string): Promise<boolean> {
-  const result = await db.query<{ affectedRows: number }>(limitSql.REMOVE_LIMIT_SQL, [queue, checkKind(kind)]);
+  const result = await db.query<{ affectedRows: number }>(limitSql.REMOVE_LIMIT_SQL, [queue, checkLimitKind(kind)]);
   return result.affectedRows > 0;
 }
 

@@ -3,6 +3,7 @@ import { ExitCode, JobqError } from '../errors.js';
 import { DEFAULT_PRIORITY } from '../config/defaults.js';
 import { unstorableJson } from './json-text.js';
 import { MAX_PAYLOAD_BYTES, type UntypedNewJob } from './types.js';
+import { EVERY_KIND } from '../claim/sql/limits.js';
 
 /** One row for the INSERT, in the column order of `insertJobsSql`. */
 export type JobRow = [key: string, kind: string | null, payload: string | null, d: string, e: string, priority: number, delayMicroseconds: number, traceContext: string | null, group: string | null];
@@ -54,11 +55,13 @@ export function toJobRow(job: DemoJob, position: string): JobRow {
   return [job.key ?? timeOrderedKey(), job.kind ?? null, payload, job.d ?? '', job.e ?? '', priority, Math.round(delaySeconds * 1e6), null, job.group ?? null];
 }
 
-/** A kind as stored: a string of 1-64 characters. Throws one line otherwise. */
+/** A kind as stored: a string of 1-64 characters, not `*` (in limits, every kind). Throws one line otherwise. */
 export function checkKind(kind: unknown, position?: string): string {
+  const at = position === undefined ? '' : `${position}: `;
   if (typeof kind !== 'string' || kind.length === 0 || kind.length > 64) {
-    throw new JobqError(`${position === undefined ? '' : `${position}: `}kind must be a string of 1-64 characters, not ${JSON.stringify(kind)}`, ExitCode.usage);
+    throw new JobqError(`${at}kind must be a string of 1-64 characters, not ${JSON.stringify(kind)}`, ExitCode.usage);
   }
+  if (kind === EVERY_KIND) throw new JobqError(`${at}"${EVERY_KIND}" is not a kind: it stands for every kind in limits; give a kind's name`, ExitCode.usage);
   return kind;
 }
 

@@ -4,6 +4,7 @@ import { readGaleraNode } from '../db/galera.js';
 import * as countersSql from '../claim/sql/counters.js';
 import type { Schedule } from './schedules.js';
 import * as statsSql from './sql/stats.js';
+import { EVERY_KIND } from './limits.js';
 import { readTableLayout } from './table-layout.js';
 import { JOB_STATUSES, type JobStatus, type KindLimitStatus, type QueueStats, type ServerInfo } from './types.js';
 
@@ -32,27 +33,29 @@ export async function readQueueStats(db: Database, table: { name: string; quoted
     if (nextTick !== null && problem === null && (earliest === undefined || nextTick < earliest)) nextTicks.set(job.kind, nextTick);
   }
   const counts = zero();
+  let delayed = 0;
   const withoutKind = { counts: zero(), delayed: 0 };
-  const known = [...pausedKinds, ...limits.map((limit) => limit.kind), ...nextTicks.keys(), ...[...totals.keys()].filter((kind) => kind !== '')];
+  const known = [...pausedKinds, ...limits.flatMap((limit) => (limit.kind === EVERY_KIND ? [] : [limit.kind])), ...nextTicks.keys(), ...[...totals.keys()].filter((kind) => kind !== '')];
   const byKind = new Map<string, { counts: Record<JobStatus, number>; delayed: number }>(known.map((kind) => [kind, { counts: zero(), delayed: 0 }]));
   for (const row of rows) {
     const count = Number(row.count);
-    const delayed = row.status === 'unclaimed' ? count - Number(row.due ?? 0) : 0;
+    const rowDelayed = row.status === 'unclaimed' ? count - Number(row.due ?? 0) : 0;
     if (row.scope === 'all') {
       counts[row.status] += count;
+      delayed += rowDelayed;
       withoutKind.counts[row.status] += count;
-      withoutKind.delayed += delayed;
+      withoutKind.delayed += rowDelayed;
     } else {
       if (!byKind.has(row.kind!)) byKind.set(row.kind!, { counts: zero(), delayed: 0 });
       const entry = byKind.get(row.kind!)!;
       entry.counts[row.status] += count;
-      entry.delayed += delayed;
+      entry.delayed += rowDelayed;
       withoutKind.counts[row.status] -= count;
-      withoutKind.delayed -= delayed;
+      withoutKind.delayed -= rowDelayed;
     }
   }
   const paused = new Set(pausedKinds);
-  const limitOf = (kind: string, entry: { counts: Record<JobStatus, number>; delayed: number }): QueueStats['byKind'][number]['limit'] => {
+  const limitOf = (kind: string, entry: { counts: Record<JobStatus, number>; delayed: number }): QueueStats['everyKindLimit'] => {
     const limit = limits.find((candidate) => candidate.kind === kind);
     if (limit === undefined) return null;
     const room = limit.concurrency === null ? Infinity : Math.max(0, limit.concurrency - limit.running);
@@ -72,6 +75,7 @@ export async function readQueueStats(db: Database, table: { name: string; quoted
     counts,
     total: Object.values(counts).reduce((sum, n) => sum + n, 0),
     byKind: kinds,
+    everyKindLimit: limitOf(EVERY_KIND, { counts, delayed }),
     headAgeSeconds: head?.age_us === null || head?.age_us === undefined ? null : Math.max(0, Number(head.age_us)) / 1e6,
     claimedByOwner: owners.map((row) => ({
       ownerId: row.owner_id === 0 ? null : row.owner_id,

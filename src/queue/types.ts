@@ -127,6 +127,8 @@ export interface QueueStats {
     /** Jobs completed, failed for good and retried since the queue was made, deleted ones included. */
     totals: { completed: number; failed: number; retried: number };
   }>;
+  /** The limit on every kind together (`setLimit('*', ...)`), as `byKind`'s are; null without one. */
+  everyKindLimit: (Omit<KindLimitStatus, 'kind'> & { heldBack: number }) | null;
   /** Seconds the longest-waiting due job has waited since it came due; null when nothing waits. */
   headAgeSeconds: number | null;
   /** Claimed jobs per owner (null: claimed without an `ownerId`), and the shortest lease they have left (negative: ran out). */

@@ -53,15 +53,17 @@ export function timedRuns(context: { readonly db: TestDatabase }) {
 }
 
 /**
- * The most runs of a kind (and of a group, if given) whose jobs were claimed within any one window
- * of `seconds`, by the server's clock.
+ * The most runs of a kind (of any kind: undefined; and of a group, if given) whose jobs were
+ * claimed within any one window of `seconds`, by the server's clock.
  */
-export async function mostClaimedWithin(db: TestDatabase, seconds: number, kind: string, group?: string): Promise<number> {
+export async function mostClaimedWithin(db: TestDatabase, seconds: number, kind: string | undefined, group?: string): Promise<number> {
+  const ofKind = kind === undefined ? '' : ' AND b.kind = a.kind';
   const ofGroup = group === undefined ? '' : ' AND b.job_group = a.job_group';
+  const where = [...(kind === undefined ? [] : ['a.kind = ?']), ...(group === undefined ? [] : ['a.job_group = ?'])];
   const [{ most }] = await db.rows<{ most: number }>(
-    `SELECT MAX((SELECT COUNT(*) FROM runs AS b WHERE b.kind = a.kind${ofGroup} AND b.claimed >= a.claimed AND b.claimed < a.claimed + INTERVAL ? MICROSECOND)) AS most
-       FROM runs AS a WHERE a.kind = ?${group === undefined ? '' : ' AND a.job_group = ?'}`,
-    [Math.round(seconds * 1e6), kind, ...(group === undefined ? [] : [group])],
+    `SELECT MAX((SELECT COUNT(*) FROM runs AS b WHERE b.claimed >= a.claimed AND b.claimed < a.claimed + INTERVAL ? MICROSECOND${ofKind}${ofGroup})) AS most
+       FROM runs AS a${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`}`,
+    [Math.round(seconds * 1e6), ...(kind === undefined ? [] : [kind]), ...(group === undefined ? [] : [group])],
   );
   return Number(most);
 }

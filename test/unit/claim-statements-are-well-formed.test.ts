@@ -41,7 +41,7 @@ test('a lane of partitions names its partitions; a lane of ids filters on them; 
 });
 
 test('paused, limited and grouped kinds narrow the scope; a claim whose own kinds are all paused reads nothing', () => {
-  const rules = { queue: 'jobs', paused: ['email'], limited: ['pdf'], grouped: ['import'], present: ['email', 'sms', 'pdf', 'import'] };
+  const rules = { queue: 'jobs', paused: ['email'], limited: ['pdf'], grouped: ['import'], tableLimited: false, present: ['email', 'sms', 'pdf', 'import'] };
   assert.deepEqual(claimScope({ batchSize: 1, kinds: ['email', 'report', 'pdf'] }, rules), { kinds: ['report'] });
   assert.equal(claimScope({ batchSize: 1, kinds: ['email'] }, rules), undefined);
   assert.deepEqual(claimScope({ batchSize: 1 }, rules), { kinds: ['sms'], withoutKind: true });

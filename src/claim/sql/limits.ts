@@ -60,6 +60,9 @@ export const groupAndRateLimitsSql = (server: ServerVersion) => `
     KEY age (queue, kind, claimed_at)
   ) ENGINE = InnoDB COMMENT = 'jobq: jobs claimed under a rate limit, while its window lasts'`;
 
+/** The kind a limit on every kind together is stored under: not a kind any job may have (new-jobs.ts, checkKind). */
+export const EVERY_KIND = '*';
+
 /** The columns of a kind's limits, in the order SET_LIMIT_SQL takes them after queue and kind. */
 export const LIMIT_COLUMNS = ['concurrency', 'group_concurrency', 'rate_jobs', 'rate_seconds', 'group_rate_jobs', 'group_rate_seconds'] as const;
 
@@ -74,8 +77,9 @@ export const REMOVE_LIMIT_SQL = 'DELETE FROM jobq_limits WHERE queue = ? AND kin
 /** The queue's limits, with the jobs of each kind running now. Params: queue. */
 export const LIMITS_SQL = (table: QuotedIdentifier) => `
   SELECT l.kind, ${LIMIT_COLUMNS.map((column) => `l.${column}`).join(', ')},
-         (SELECT COUNT(*) FROM ${table} AS j FORCE INDEX (kind_status_group_priority_run_after)
-           WHERE j.kind = l.kind AND ${RUNNING}) AS running
+         IF(l.kind = '${EVERY_KIND}',
+            (SELECT COUNT(*) FROM ${table} AS j FORCE INDEX (status_priority_run_after) WHERE ${RUNNING_ANY}),
+            (SELECT COUNT(*) FROM ${table} AS j FORCE INDEX (kind_status_group_priority_run_after) WHERE j.kind = l.kind AND ${RUNNING})) AS running
     FROM jobq_limits AS l WHERE l.queue = ? ORDER BY l.kind`;
 
 /** The kinds a claim turn must claim under their limit. Params: queue. */
@@ -86,6 +90,9 @@ export const LIMITED_KINDS_SQL = 'SELECT kind FROM jobq_limits WHERE queue = ? O
  * are at waiting_priority 0, see schema 6): claimed and not yet settled, or settled by none.
  */
 const RUNNING = `j.kind_status = 'claimed' AND j.waiting_priority = 0 AND j.kind_run_after > NOW(6)`;
+
+/** Jobs of any kind that hold a lease that has not run out, as a range of the status index. */
+const RUNNING_ANY = `j.status = 'claimed' AND j.waiting_priority = 0 AND j.run_after > NOW(6)`;
 
 /**
  * A claim's look at the limits of the kinds it may take: locks their rows that no other claim
@@ -99,25 +106,29 @@ export const COUNT_RUNNING_SQL = (table: QuotedIdentifier) => `
   SELECT j.kind, COUNT(*) AS running FROM ${table} AS j FORCE INDEX (kind_status_group_priority_run_after)
    WHERE j.kind IN (?) AND ${RUNNING} GROUP BY j.kind`;
 
+/** The jobs of every kind running now, for a limit on them together (EVERY_KIND). */
+export const COUNT_ALL_RUNNING_SQL = (table: QuotedIdentifier) => `
+  SELECT COUNT(*) AS running FROM ${table} AS j FORCE INDEX (status_priority_run_after) WHERE ${RUNNING_ANY}`;
+
 /**
- * Of the running jobs of these kinds, those the claim's own turn settles (a finished job's slot is
- * free at the COMMIT that claims into it). By primary key, and by the token that holds each: a job
- * another claim took after its lease ran out is not ours to count out. Params: [ids], [kinds],
- * [[id, token]].
+ * Of the running jobs, those the claim's own turn settles, by kind (a finished job's slot is free
+ * at the COMMIT that claims into it). By primary key, and by the token that holds each: a job
+ * another claim took after its lease ran out is not ours to count out. Params: [ids], [[id, token]].
  */
 export const COUNT_SETTLING_SQL = (table: QuotedIdentifier) => `
   SELECT j.kind, COUNT(*) AS settling FROM ${table} AS j FORCE INDEX (PRIMARY)
-   WHERE j.id IN (?) AND j.kind IN (?) AND (j.id, j.claim_token) IN (?) AND ${RUNNING} GROUP BY j.kind`;
+   WHERE j.id IN (?) AND (j.id, j.claim_token) IN (?) AND ${RUNNING_ANY} GROUP BY j.kind`;
 
 /** Marks the limit rows of the kinds a claim took jobs of as written by it. Params: queue, [kinds]. */
 export const TOUCH_LIMITS_SQL = 'UPDATE jobq_limits SET claims = claims + 1 WHERE queue = ? AND kind IN (?)';
 
 /**
  * A claim counts the jobs claimed within a rate's window and this much before it: a job starts a
- * few milliseconds after its claim, at most this much later than another claim's, so its
- * handler's start keeps within the rate too.
+ * few milliseconds after its claim, and the margin keeps the handlers' starts within the rate too
+ * where one starts up to this much later than another. Every millisecond of it costs a rate of a
+ * second 0.1 % of its pace: with 50 ms, 1,000 a second ran at 0.93x (bench-results/limits.json).
  */
-export const RATE_MARGIN_MICROSECONDS = 50_000;
+export const RATE_MARGIN_MICROSECONDS = 10_000;
 
 /**
  * The jobs of each kind claimed within its rate's window (and the margin), kind-wide. Read after

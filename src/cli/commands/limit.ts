@@ -6,6 +6,7 @@ import type { KindLimit, KindLimitStatus } from '../../queue/types.js';
 import { addConnectionOptions, optionFor, rateArgument, type ConnectionOptions } from '../options.js';
 import { alignedColumns } from '../output.js';
 import { withReadyQueue } from '../ready-queue.js';
+import { EVERY_KIND } from '../../queue/limits.js';
 
 interface KindOptions extends ConnectionOptions {
   kind: string;
@@ -24,17 +25,19 @@ Examples:
   jobq limit set --kind import --group-concurrency 1   # one import at a time per account (--group)
   jobq limit set --kind charge --rate 100/1s           # the payment API takes 100 calls a second
   jobq limit set --kind sync --group-rate 10/1m        # each account's API: 10 calls a minute
+  jobq limit set --kind '*' --concurrency 50           # at most 50 jobs of any kinds at once
   jobq limit list
   jobq limit remove --kind email
 
 A job counts as running from its claim until it is settled or its lease runs out. Workers take a
 new or changed limit within about 100 ms; it is a row in the database and outlasts restarts.
-Setting a kind's limits again replaces them: those not given are lifted.`,
+Setting a kind's limits again replaces them: those not given are lifted. The kind "*" limits every
+kind together (concurrency and rate); while it is set, claims of the queue take turns.`,
     );
 
   addConnectionOptions(limit.command('set'))
     .description("set or change a kind's limits")
-    .requiredOption('--kind <kind>', 'the kind to limit')
+    .requiredOption('--kind <kind>', 'the kind to limit, or "*" for every kind together')
     .addOption(optionFor(LIMIT_OPTIONS.concurrency))
     .addOption(optionFor(LIMIT_OPTIONS.groupConcurrency))
     .addOption(new Option('--rate <n/duration>', 'most jobs of the kind claimed in any window of that length, e.g. 100/1s').argParser(rateArgument))
@@ -49,7 +52,7 @@ Setting a kind's limits again replaces them: those not given are lifted.`,
       if (Object.keys(limit).length === 0) throw new JobqError('give a limit: --concurrency, --group-concurrency, --rate or --group-rate', ExitCode.usage);
       await withReadyQueue(options, async (queue, out) => {
         await queue.setLimit(options.kind, limit);
-        out.line(`kind ${JSON.stringify(options.kind)}: ${describeLimit(limit)}`);
+        out.line(`${kindName(options.kind)}: ${describeLimit(limit)}`);
       });
     });
 
@@ -59,7 +62,7 @@ Setting a kind's limits again replaces them: those not given are lifted.`,
     .action(async (options: KindOptions) => {
       await withReadyQueue(options, async (queue, out) => {
         const removed = await queue.removeLimit(options.kind);
-        out.line(removed ? `kind ${JSON.stringify(options.kind)}: no limit now` : `kind ${JSON.stringify(options.kind)} had no limit`);
+        out.line(removed ? `${kindName(options.kind)}: no limit now` : `${kindName(options.kind)} had no limit`);
       });
     });
 
@@ -74,6 +77,8 @@ Setting a kind's limits again replaces them: those not given are lifted.`,
       });
     });
 }
+
+const kindName = (kind: string) => (kind === EVERY_KIND ? 'every kind' : `kind ${JSON.stringify(kind)}`);
 
 function describeLimit({ concurrency, groupConcurrency, rate, groupRate }: KindLimit): string {
   const parts = [
@@ -97,6 +102,6 @@ function limitTable(limits: KindLimitStatus[]): string[] {
   const cell = (value: number | Rate | null) => (value === null ? '-' : typeof value === 'number' ? String(value) : formatRate(value));
   return alignedColumns([
     ['kind', 'concurrency', 'per group', 'rate', 'group rate', 'running'],
-    ...limits.map((l) => [l.kind, cell(l.concurrency), cell(l.groupConcurrency), cell(l.rate), cell(l.groupRate), String(l.running)]),
+    ...limits.map((l) => [l.kind === EVERY_KIND ? '* (every kind)' : l.kind, cell(l.concurrency), cell(l.groupConcurrency), cell(l.rate), cell(l.groupRate), String(l.running)]),
   ]);
 }

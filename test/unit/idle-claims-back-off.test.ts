@@ -1,0 +1,23 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { IdleBackoff } from '../../src/claim/idle-backoff.js';
+
+test('an empty queue is polled at 2, 4, 8, 16 and then every 20 ms; a claim that finds work starts over', () => {
+  const idle = new IdleBackoff();
+  assert.deepEqual([1, 2, 3, 4, 5, 6].map(() => idle.next('empty')), [2, 4, 8, 16, 20, 20]);
+  idle.reset();
+  assert.equal(idle.next('empty'), 2);
+});
+
+test('work held back by a full concurrency limit is looked at after 50, 100, 200 and then every 400 ms', () => {
+  const idle = new IdleBackoff();
+  assert.deepEqual([1, 2, 3, 4, 5].map(() => idle.next('at-limit')), [50, 100, 200, 400, 400]);
+});
+
+test('contended candidates are tried again at once, a busy limit row after 2 ms, whatever came before', () => {
+  const idle = new IdleBackoff();
+  for (let i = 0; i < 5; i++) idle.next('at-limit');
+  assert.equal(idle.next('contended'), 0);
+  assert.equal(idle.next('busy'), 2);
+  assert.equal(idle.next('at-limit'), 400);
+});
