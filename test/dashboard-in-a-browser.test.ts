@@ -115,5 +115,15 @@ test('log in, watch the counts change, requeue a failed job, see hostile payload
   await page.locator('#kinds tr[data-kind="email"] button', { hasText: 'Lift limit' }).click();
   await until(async () => (await cellOf('email', 8).textContent({ timeout: 1000 }).catch(() => null)) === '');
   assert.deepEqual(await queue.limits(), []);
+  // A limit on every kind: a row of its own, lifted from there.
+  await page.fill('#limit-kind', '*');
+  await page.fill('#limit-concurrency', '20');
+  await page.fill('#limit-rate', '');
+  await page.click('#limit button[type="submit"]');
+  await until(async () => (await cellOf('*', 8).textContent({ timeout: 1000 }).catch(() => null)) === '20');
+  assert.equal(await cellOf('*', 0).textContent(), '* (every kind)');
+  await page.locator('#kinds tr[data-kind="*"] button', { hasText: 'Lift limit' }).click();
+  await page.locator('#kinds tr[data-kind="*"]').waitFor({ state: 'detached', timeout: 10_000 });
+  assert.deepEqual(await queue.limits(), []);
   assert.deepEqual(dialogs, [], 'no script ran: no dialog opened');
 });
