@@ -69,17 +69,20 @@ export async function candidatesOfKindsApart(tx: Transaction, table: QuotedIdent
 async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRules, kinds: readonly string[], room: Room): Promise<{ plans: KindPlan[]; heldBack?: HeldBack }> {
   const limited = kinds.filter((kind) => rules.limited.includes(kind));
   const { settling } = room;
-  const [locked, counted, rated, leaving = []] = (
+  const [read, locked, counted, rated, leaving = []] = (
     limited.length === 0
-      ? [[], [], []]
+      ? [[], [], [], []]
       : await tx.run(
+          [limitSql.READ_LIMITS_SQL, [rules.queue, limited]],
           [limitSql.LOCK_LIMITS_SQL, [rules.queue, limited]],
-          [limitSql.COUNT_RUNNING_SQL(table), [limited]],
+          [limitSql.COUNT_RUNNING_SQL(table), [rules.queue, limited]],
           [limitSql.RATE_SPENT_SQL, [limitSql.RATE_MARGIN_MICROSECONDS, rules.queue, limited]],
           ...settlingCount(table, settling),
         )
-  ) as [LimitRow[], Array<{ kind: string; running: number }>, Array<{ kind: string; spent: number }>, Array<{ kind: string; settling: number }>?];
-  const limits = new Map(locked.map((row) => [row.kind, row]));
+  ) as [LimitRow[], Array<{ kind: string }>, Array<{ kind: string; running: number }>, Array<{ kind: string; spent: number }>, Array<{ kind: string; settling: number }>?];
+  const held = new Set(locked.map((row) => row.kind));
+  // A kind limited as a whole is read under its row, one limited per group only under its groups'.
+  const limits = new Map(read.filter((row) => held.has(row.kind) || limitSql.limitedPerGroupOnly(row)).map((row) => [row.kind, row]));
   const settled = new Map(leaving.map((row) => [row.kind, Number(row.settling)]));
   const running = new Map(counted.map((row) => [row.kind, Number(row.running) - (settled.get(row.kind) ?? 0)]));
   const spent = new Map(rated.map((row) => [row.kind, Number(row.spent)]));
@@ -102,7 +105,8 @@ async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRu
     const groupConcurrency = limit?.group_concurrency == null ? null : Number(limit.group_concurrency);
     const groupRate = rateWindow(limit?.group_rate_jobs, limit?.group_rate_seconds);
     const perGroup = groupConcurrency !== null || groupRate !== null;
-    plans.push({ kind, take, grouped: perGroup || rules.grouped.includes(kind), limited: limit !== undefined, groupConcurrency, rate, groupRate });
+    const lockGroups = limit !== undefined && limitSql.limitedPerGroupOnly(limit);
+    plans.push({ kind, take, grouped: perGroup || rules.grouped.includes(kind), limited: limit !== undefined, lockGroups, groupConcurrency, rate, groupRate });
   }
   return { plans, ...(heldBack !== undefined && { heldBack }) };
 }
@@ -111,18 +115,18 @@ async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRu
  * The first of a grouped kind's reads: its expired leases of jobs with a group, its jobs without
  * one (expired leases, then due ones by priority and age), and its groups with due jobs from where
  * the rotation stands (and, past the end, from the first group round to it again). `shares` then
- * says which jobs of which groups to read next, and `fill` shares them out.
+ * says what to read next: under limits per group, each group's running jobs and the jobs claimed
+ * within its rate's window, after locking the groups' rows when the kind is limited per group only
+ * (adding those missing); and the groups' due jobs. `fill` shares them out.
  */
 function groupHeads(table: QuotedIdentifier, queue: string, plan: KindPlan, rotation: GroupRotation) {
-  const { kind, take, groupConcurrency, groupRate } = plan;
+  const { kind, take, lockGroups, groupConcurrency, groupRate } = plan;
   const after = rotation.of(kind);
   const count = groupsToRead(take);
-  const groupsAfter = (start: string, count: number, inclusive = false): Statement => [
-    groupSql.groupsAfterSql(table, groupConcurrency !== null, groupRate !== null, inclusive),
-    [...(groupConcurrency !== null ? [kind] : []), ...(groupRate !== null ? [queue, kind, groupRate.windowUs] : []), kind, start, count],
-  ];
+  const locks = lockGroups ? [queue, kind] : [];
+  const groupsAfter = (start: string, count: number, from = false): Statement => [groupSql.groupsAfterSql(table, { withLocks: lockGroups, from }), [...locks, kind, start, count]];
   const statements: Statement[] = [
-    [groupSql.EXPIRED_IN_GROUPS_SQL(table), [kind, take]],
+    [groupSql.expiredInGroupsSql(table, lockGroups), [...locks, kind, take]],
     claimSql.candidatesOldest(table, { kinds: [kind] }, undefined, take),
     groupsAfter(after, count),
     // Past the last group, round from the first to the rotation's own again: the groups before it
@@ -130,22 +134,25 @@ function groupHeads(table: QuotedIdentifier, queue: string, plan: KindPlan, rota
     ...(after === '' ? [] : [groupsAfter('', count), groupsAfter(after, 1, true)]),
   ];
   const shares = (results: unknown[]) => {
-    const [expired, ungroupedRows, later, fromFirst = [], itself = []] = results as [Array<{ id: number; job_group: string }>, CandidateRow[], ...Array<Array<{ job_group: string; running: number; spent: number }>>];
+    type GroupRow = { job_group: string; locks: number };
+    const [expired, ungroupedRows, later, fromFirst = [], itself = []] = results as [Array<GroupRow & { id: number }>, CandidateRow[], ...GroupRow[][]];
     const ungrouped = orderCandidates(ungroupedRows, take);
     const seen = new Set(later.map((row) => row.job_group));
     const wrapped = [...fromFirst.filter((row) => row.job_group < after), ...itself.filter((row) => row.job_group === after)].filter((row) => !seen.has(row.job_group));
-    const roomOf = (row: { running: number; spent: number }) =>
-      Math.min(groupConcurrency === null ? Infinity : groupConcurrency - Number(row.running), groupRate === null ? Infinity : groupRate.jobs - Number(row.spent));
-    const groups = [...later, ...wrapped].slice(0, count).map((row) => ({ group: row.job_group, room: roomOf(row) }));
-    const open = groups.filter((group) => group.room > 0);
+    const groups = [...later, ...wrapped].slice(0, count).map((row) => row.job_group);
+    // The groups whose limits the claim must know: those it reads, and those of expired leases.
+    const limits = groupLimitReads(table, queue, plan, [...expired, ...[...later, ...wrapped].slice(0, count)]);
     // At least two shares: groups the window did not reach may be waiting past a big one.
-    const perGroup = sharePerGroup(take, Math.max(2, open.length + (ungrouped.length > 0 ? 1 : 0)));
-    const statements = open.map(({ group, room }): Statement => [groupSql.groupJobsSql(table), [kind, group, Math.min(room, perGroup)]]);
-    const fill = (jobRows: unknown[]) => {
-      const jobs = new Map(open.map(({ group }, i) => [group, (jobRows[i] as Array<{ id: number; priority: number; job_group: string }>).map(toCandidate)]));
+    const perGroup = sharePerGroup(take, Math.max(2, groups.length + (ungrouped.length > 0 ? 1 : 0)));
+    const most = Math.min(perGroup, groupConcurrency ?? Infinity, groupRate?.jobs ?? Infinity);
+    const statements = [...limits.statements, ...groups.map((group): Statement => [groupSql.groupJobsSql(table), [kind, group, most]])];
+    const fill = (rows: unknown[]) => {
+      const roomOf = limits.rooms(rows.slice(0, limits.statements.length));
+      const jobRows = rows.slice(limits.statements.length) as Array<Array<{ id: number; priority: number; job_group: string }>>;
+      const elsewhere = [...new Set(expired.map((row) => row.job_group))].filter((group) => !groups.includes(group));
       return shareRoundRobin({
         expired: [...expired.map((row) => ({ id: Number(row.id), group: row.job_group })), ...ungrouped.filter((job) => job.priority === null).map((job) => ({ id: job.id, group: null }))],
-        groups: groups.map(({ group, room }) => ({ group, room, jobs: jobs.get(group) ?? [] })),
+        groups: [...elsewhere.map((group) => ({ group, room: roomOf(group), jobs: [] })), ...groups.map((group, i) => ({ group, room: roomOf(group), jobs: jobRows[i]!.map(toCandidate) }))],
         ungrouped: ungrouped.flatMap((job) => (job.priority === null ? [] : [{ id: job.id, priority: job.priority, group: null }])),
         take,
       });
@@ -153,6 +160,36 @@ function groupHeads(table: QuotedIdentifier, queue: string, plan: KindPlan, rota
     return { statements, fill };
   };
   return { statements, shares };
+}
+
+/**
+ * What a claim reads of its groups' limits: nothing without limits per group; else the rows of
+ * groups limited per group only, locked (those missing added first), and each group's running
+ * jobs and jobs claimed within its rate's window, read after. `rooms` says how many more jobs
+ * each group may take: none of a group whose row another claim holds.
+ */
+function groupLimitReads(table: QuotedIdentifier, queue: string, plan: KindPlan, rows: ReadonlyArray<{ job_group: string; locks: number }>) {
+  const { kind, lockGroups, groupConcurrency, groupRate } = plan;
+  const groups = [...new Set(rows.map((row) => row.job_group))];
+  if ((groupConcurrency === null && groupRate === null) || groups.length === 0) return { statements: [], rooms: () => () => Infinity };
+  const missing = lockGroups ? [...new Set(rows.filter((row) => Number(row.locks) === 0).map((row) => row.job_group))].sort() : [];
+  const statements: Statement[] = [
+    ...(missing.length === 0 ? [] : [[groupSql.addGroupLocksSql(missing.length), missing.flatMap((group) => [queue, kind, group])] satisfies Statement]),
+    ...(lockGroups ? [[groupSql.LOCK_GROUPS_SQL, [queue, kind, groups]] satisfies Statement] : []),
+    ...(groupConcurrency === null ? [] : [[groupSql.RUNNING_BY_GROUP_SQL(table), [kind, groups]] satisfies Statement]),
+    ...(groupRate === null ? [] : [[groupSql.SPENT_BY_GROUP_SQL, [queue, kind, groups, groupRate.windowUs]] satisfies Statement]),
+  ];
+  const rooms = (results: unknown[]) => {
+    let at = missing.length === 0 ? 0 : 1;
+    const held = lockGroups ? new Set((results[at++] as Array<{ job_group: string }>).map((row) => row.job_group)) : undefined;
+    const running = groupConcurrency === null ? undefined : new Map((results[at++] as Array<{ job_group: string; running: number }>).map((row) => [row.job_group, Number(row.running)]));
+    const spent = groupRate === null ? undefined : new Map((results[at++] as Array<{ job_group: string; spent: number }>).map((row) => [row.job_group, Number(row.spent)]));
+    return (group: string) =>
+      held !== undefined && !held.has(group)
+        ? 0
+        : Math.min(groupConcurrency === null ? Infinity : groupConcurrency - (running!.get(group) ?? 0), groupRate === null ? Infinity : groupRate.jobs - (spent!.get(group) ?? 0));
+  };
+  return { statements, rooms };
 }
 
 const toCandidate = (row: { id: number; priority: number; job_group: string }): GroupedCandidate => ({ id: Number(row.id), priority: Number(row.priority), group: row.job_group });

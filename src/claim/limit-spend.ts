@@ -1,5 +1,6 @@
 import type { Statement } from '../db/transaction.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
+import * as groupSql from './sql/groups.js';
 import * as limitSql from './sql/limits.js';
 
 /**
@@ -41,6 +42,8 @@ export interface KindPlan {
   take: number;
   grouped: boolean;
   limited: boolean;
+  /** Limited per group only: the claim takes its jobs under the rows of their groups (sql/groups.ts), not the kind's. */
+  lockGroups: boolean;
   groupConcurrency: number | null;
   rate: RateWindow | null;
   groupRate: RateWindow | null;
@@ -68,8 +71,8 @@ export function settlingCount(table: QuotedIdentifier, settling: Room['settling'
 }
 
 /**
- * What a claim writes for the limits it took jobs under: their rows (on Galera, what makes two
- * nodes' claims conflict), and for limits with a rate the jobs it took, kind-wide and per group,
+ * What a claim writes for the limits it took jobs under: their rows, or those of the groups it
+ * took jobs of (on Galera, what makes two nodes' claims conflict), and for limits with a rate the jobs it took, kind-wide and per group,
  * with the claims no window reaches any more forgotten.
  */
 export function limitWrites(queue: string, spent: readonly Spent[]): Statement[] {
@@ -77,7 +80,9 @@ export function limitWrites(queue: string, spent: readonly Spent[]): Statement[]
   if (taken.length === 0) return [];
   const logged: unknown[][] = [];
   const forget: Statement[] = [];
+  const touchGroups: Statement[] = [];
   for (const { plan, jobs } of taken) {
+    if (plan.lockGroups) touchGroups.push([groupSql.TOUCH_GROUPS_SQL, [queue, plan.kind, [...new Set(jobs.flatMap(({ group }) => (group === null ? [] : [group])))]]]);
     const { kind, rate, groupRate } = plan;
     if (rate !== null) logged.push([queue, kind, '', jobs.length]);
     if (groupRate !== null) {
@@ -87,8 +92,10 @@ export function limitWrites(queue: string, spent: readonly Spent[]): Statement[]
     }
     if (rate !== null || groupRate !== null) forget.push([limitSql.FORGET_RATE_CLAIMS_SQL, [queue, kind, Math.max(rate?.windowUs ?? 0, groupRate?.windowUs ?? 0)]]);
   }
+  const kindRows = taken.filter(({ plan }) => !plan.lockGroups).map(({ plan }) => plan.kind);
   return [
-    [limitSql.TOUCH_LIMITS_SQL, [queue, taken.map(({ plan }) => plan.kind)]],
+    ...(kindRows.length === 0 ? [] : [[limitSql.TOUCH_LIMITS_SQL, [queue, kindRows]] satisfies Statement]),
+    ...touchGroups,
     ...(logged.length === 0 ? [] : [[limitSql.logRateClaimsSql(logged.length), logged.flat()] satisfies Statement]),
     ...forget,
   ];

@@ -23,20 +23,22 @@ export interface TableLimit {
  * (less those the turn settles) and the jobs claimed within its rate's window: one round trip.
  */
 export async function roomUnderTableLimit(tx: Transaction, table: QuotedIdentifier, queue: string, room: Room): Promise<TableLimit> {
-  const [locked, counted, rated, leaving = []] = (await tx.run(
-    [limitSql.LOCK_LIMITS_SQL, [queue, [limitSql.EVERY_KIND]]],
+  const every = [limitSql.EVERY_KIND];
+  const [read, locked, counted, rated, leaving = []] = (await tx.run(
+    [limitSql.READ_LIMITS_SQL, [queue, every]],
+    [limitSql.LOCK_LIMITS_SQL, [queue, every]],
     [limitSql.COUNT_ALL_RUNNING_SQL(table)],
-    [limitSql.RATE_SPENT_SQL, [limitSql.RATE_MARGIN_MICROSECONDS, queue, [limitSql.EVERY_KIND]]],
+    [limitSql.RATE_SPENT_SQL, [limitSql.RATE_MARGIN_MICROSECONDS, queue, every]],
     ...settlingCount(table, room.settling),
-  )) as [LimitRow[], Array<{ running: number }>, Array<{ spent: number }>, Array<{ settling: number }>?];
-  const limit = locked[0];
-  if (limit === undefined) return { room: 0, heldBack: 'busy' };
+  )) as [LimitRow[], unknown[], Array<{ running: number }>, Array<{ spent: number }>, Array<{ settling: number }>?];
+  const limit = read[0];
+  if (limit === undefined || locked.length === 0) return { room: 0, heldBack: 'busy' };
   const running = Number(counted[0]?.running ?? 0) - leaving.reduce((sum, row) => sum + Number(row.settling), 0);
   const slots = limit.concurrency === null ? Infinity : Number(limit.concurrency) - running;
   const rate = rateWindow(limit.rate_jobs, limit.rate_seconds);
   const others = Math.min(room.limited, rate === null ? Infinity : rate.jobs - Number(rated[0]?.spent ?? 0));
   const take = Math.max(0, Math.min(slots, others));
-  const plan: KindPlan = { kind: limitSql.EVERY_KIND, take, grouped: false, limited: true, groupConcurrency: null, rate, groupRate: null };
+  const plan: KindPlan = { kind: limitSql.EVERY_KIND, take, grouped: false, limited: true, lockGroups: false, groupConcurrency: null, rate, groupRate: null };
   return { room: take, ...(slots <= others && { heldBack: 'full' as const }), plan };
 }
 

@@ -95,16 +95,22 @@ const RUNNING = `j.kind_status = 'claimed' AND j.waiting_priority = 0 AND j.kind
 const RUNNING_ANY = `j.status = 'claimed' AND j.waiting_priority = 0 AND j.run_after > NOW(6)`;
 
 /**
- * A claim's look at the limits of the kinds it may take: locks their rows that no other claim
- * holds, then counts each kind's running jobs. One round trip: the count runs after the locks, and
- * at READ COMMITTED sees every claim committed by whoever held a row before. Params: queue,
- * [kinds], [kinds].
+ * A claim's look at the limits of the kinds it may take: reads them, locks the rows that no other
+ * claim holds of those with a limit on the kind as a whole (those limited per group only are
+ * claimed under their groups' rows, sql/groups.ts), then counts the running jobs of each kind with
+ * a concurrency limit. One round trip: the count runs after the locks, and at READ COMMITTED sees
+ * every claim committed by whoever held a row before. Params: queue, [kinds] each.
  */
+export const READ_LIMITS_SQL = `SELECT kind, ${LIMIT_COLUMNS.join(', ')} FROM jobq_limits WHERE queue = ? AND kind IN (?)`;
 export const LOCK_LIMITS_SQL = `
-  SELECT kind, ${LIMIT_COLUMNS.join(', ')} FROM jobq_limits WHERE queue = ? AND kind IN (?) FOR UPDATE SKIP LOCKED`;
+  SELECT kind FROM jobq_limits WHERE queue = ? AND kind IN (?) AND (concurrency IS NOT NULL OR rate_jobs IS NOT NULL) FOR UPDATE SKIP LOCKED`;
 export const COUNT_RUNNING_SQL = (table: QuotedIdentifier) => `
-  SELECT j.kind, COUNT(*) AS running FROM ${table} AS j FORCE INDEX (kind_status_group_priority_run_after)
-   WHERE j.kind IN (?) AND ${RUNNING} GROUP BY j.kind`;
+  SELECT j.kind, COUNT(*) AS running FROM jobq_limits AS l
+    JOIN ${table} AS j FORCE INDEX (kind_status_group_priority_run_after) ON j.kind = l.kind AND ${RUNNING}
+   WHERE l.queue = ? AND l.kind IN (?) AND l.concurrency IS NOT NULL GROUP BY j.kind`;
+
+/** Whether a kind's limits are on its groups only: claims of it then lock its groups' rows, not the kind's. */
+export const limitedPerGroupOnly = (limit: Record<(typeof LIMIT_COLUMNS)[number], number | null>) => limit.concurrency === null && limit.rate_jobs === null;
 
 /** The jobs of every kind running now, for a limit on them together (EVERY_KIND). */
 export const COUNT_ALL_RUNNING_SQL = (table: QuotedIdentifier) => `
@@ -142,11 +148,6 @@ export const RATE_SPENT_SQL = `
      AND c.claimed_at > NOW(6) - INTERVAL (l.rate_seconds * 1000000 + ?) MICROSECOND
    WHERE l.queue = ? AND l.kind IN (?) AND l.rate_jobs IS NOT NULL
    GROUP BY c.kind`;
-
-/** The jobs of a group claimed within its kind's window per group, for groups.ts. Params: queue, kind, window and margin in microseconds. */
-export const groupRateSpentSql = (group: string) => `
-    (SELECT COALESCE(SUM(c.jobs), 0) FROM jobq_rate_claims AS c FORCE INDEX (spent)
-      WHERE c.queue = ? AND c.kind = ? AND c.job_group = ${group} AND c.claimed_at > NOW(6) - INTERVAL ? MICROSECOND)`;
 
 /** Logs jobs a claim took under rates: rows of (queue, kind, group or '', jobs), claimed now. */
 export const logRateClaimsSql = (rows: number) => `

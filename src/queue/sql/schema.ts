@@ -4,7 +4,7 @@ import { CREATE_COUNTERS_TABLE_SQL } from '../../claim/sql/counters.js';
 import { CREATE_JOB_KEYS_TABLE_SQL } from './job-keys.js';
 import { CREATE_LANES_TABLE_SQL, insertLanesSql } from '../../claim/sql/lanes.js';
 import { createLimitsTableSql, groupAndRateLimitsSql } from '../../claim/sql/limits.js';
-import { CREATE_GROUPED_KINDS_TABLE_SQL } from '../../claim/sql/groups.js';
+import { CREATE_GROUP_LOCKS_TABLE_SQL, CREATE_GROUPED_KINDS_TABLE_SQL } from '../../claim/sql/groups.js';
 import { CREATE_PAUSED_KINDS_TABLE_SQL } from '../../claim/sql/pause.js';
 import { CREATE_SCHEDULES_TABLE_SQL } from './schedules.js';
 import type { QuotedIdentifier } from '../../config/identifiers.js';
@@ -259,6 +259,15 @@ export const MIGRATIONS: readonly Migration[] = [
         DROP INDEX kind_status_priority_run_after,
         ADD KEY kind_status_group_priority_run_after (kind, kind_status, job_group, waiting_priority, kind_run_after),
         COMMENT = '${schemaComment(15)}'`,
+  },
+  {
+    version: 16,
+    description: 'locks per group',
+    // Claims of a kind limited per group only lock its groups' rows, not the kind's, so that
+    // claims of different groups go side by side (claim/sql/groups.ts).
+    sql: (table, server) => `
+      ${CREATE_GROUP_LOCKS_TABLE_SQL(exactCollation(server))};
+      ALTER TABLE ${table} COMMENT = '${schemaComment(16)}'`,
   },
 ];
 
