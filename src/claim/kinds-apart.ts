@@ -124,7 +124,7 @@ function groupHeads(table: QuotedIdentifier, queue: string, plan: KindPlan, rota
   const after = rotation.of(kind);
   const count = groupsToRead(take);
   const locks = lockGroups ? [queue, kind] : [];
-  const groupsAfter = (start: string, count: number, from = false): Statement => [groupSql.groupsAfterSql(table, { withLocks: lockGroups, from }), [...locks, kind, start, count]];
+  const groupsAfter = (start: string, count: number, itself = false): Statement => [groupSql.groupsAfterSql(table, { withLocks: lockGroups, itself }), [...locks, kind, start, count]];
   const statements: Statement[] = [
     [groupSql.expiredInGroupsSql(table, lockGroups), [...locks, kind, take]],
     claimSql.candidatesOldest(table, { kinds: [kind] }, undefined, take),

@@ -86,16 +86,17 @@ const HAS_LOCK_ROW = (alias: string) => `EXISTS (SELECT 1 FROM jobq_group_locks 
 
 /**
  * The groups of a kind with waiting jobs among the first GROUP_WINDOW index entries after `after`
- * (exclusive, '' for the first group; `from`: inclusive), at most `count`, in order, each with
- * whether it has a row in jobq_group_locks when `withLocks`. A group whose jobs are all delayed
- * may be among them. Params: [queue, kind,] kind, after, count.
+ * ('' for the first group), at most `count`, in order; or with `itself`, the group `after` if it
+ * has waiting jobs (one entry read). Each with whether it has a row in jobq_group_locks when
+ * `withLocks`. A group whose jobs are all delayed may be among them. Params: [queue, kind,] kind,
+ * after, count.
  */
-export const groupsAfterSql = (table: QuotedIdentifier, { withLocks = false, from = false }) => `
+export const groupsAfterSql = (table: QuotedIdentifier, { withLocks = false, itself = false }) => `
   SELECT w.job_group, ${withLocks ? HAS_LOCK_ROW('w') : '1'} AS locks
     FROM (SELECT DISTINCT e.job_group FROM (
             SELECT j.job_group FROM ${table} AS j FORCE INDEX (${INDEX})
-             WHERE j.kind = ? AND j.kind_status = 'unclaimed' AND j.job_group ${from ? '>=' : '>'} ?
-             ORDER BY j.job_group LIMIT ${GROUP_WINDOW}) AS e) AS w
+             WHERE j.kind = ? AND j.kind_status = 'unclaimed' AND j.job_group ${itself ? '=' : '>'} ?
+             ORDER BY j.job_group LIMIT ${itself ? 1 : GROUP_WINDOW}) AS e) AS w
    ORDER BY w.job_group LIMIT ?`;
 
 const DUE_IN_KIND = "j.kind = ? AND j.kind_status = 'unclaimed' AND j.kind_run_after <= NOW(6)";
