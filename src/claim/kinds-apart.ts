@@ -27,16 +27,16 @@ const none = (heldBack: HeldBack | undefined): KindsApart => ({ candidates: [], 
 const groupsToRead = (take: number) => Math.min(200, Math.max(8, 2 * take));
 
 /**
- * Of the kinds the claim reads apart (kind-rules.ts, kindsApart): for the limited ones, locks the
- * limit rows no other claim holds and counts each kind's running jobs and the jobs claimed within
- * its rate's window (one round trip); then reads up to the room under each limit of the kind's
- * due jobs, each kind's taken in turn with the others', at most `room.all` in all (`room.limited`
- * of limited kinds). A kind whose jobs
- * carry groups, or that has a limit per group, is shared round-robin between its groups
- * (fair-share.ts), from where `rotation` stands, within each group's limits (two more round
- * trips: the groups with waiting jobs, their running counts and rates spent, then the groups'
- * jobs); any other, expired leases first, then by priority and age (one). The limit rows stay
- * locked to the COMMIT.
+ * Of the kinds the claim reads apart (kind-rules.ts, kindsApart): for the limited ones, reads the
+ * limits, locks the rows no other claim holds of kinds limited as a whole, and counts each kind's
+ * running jobs and the jobs claimed within its rate's window (one round trip); then reads up to
+ * the room under each limit of the kind's due jobs, each kind's taken in turn with the others', at
+ * most `room.all` in all (`room.limited` of limited kinds). A kind whose jobs carry groups, or
+ * that has a limit per group, is shared round-robin between its groups (fair-share.ts), from
+ * where `rotation` stands, within each group's limits (two more round trips: the groups with
+ * waiting jobs, then their limits, locking their rows for a kind limited per group only, and
+ * their jobs); any other, expired leases first, then by priority and age (one). The rows locked
+ * stay locked to the COMMIT.
  */
 export async function candidatesOfKindsApart(tx: Transaction, table: QuotedIdentifier, claim: ClaimOptions, rules: KindRules | undefined, rotation: GroupRotation, room: Room): Promise<KindsApart> {
   const kinds = kindsApart(claim, rules);
