@@ -3,11 +3,11 @@
 // 20 ms. Any claim that finds work resets the wait.
 const FIRST_WAIT_MS = 2;
 const MAX_WAIT_MS = 20;
-// A consumer held back by a kind at its concurrency limit polls at 20, 40 ... up to 160 ms: the
+// A consumer held back by a kind at its concurrency limit polls at 50, 100 ... up to 400 ms: the
 // slot a job frees is its own worker's to take (the turn that settles the job claims into it, and
-// wakes at once), so other workers' polls mostly find the kind full, and polling at the empty
-// queue's pace cost the server 61x the CPU per job of the same backlog without the limit
-// (bench-results/limits-poll-ab.json).
+// wakes at once), so other workers' polls mostly find the kind full. Polling at the empty queue's
+// pace cost the server 4.3 ms of CPU per job under a limit of 3, 61x the same backlog without
+// it; this, 1.3 to 2 ms (bench-results/README.md, limits.json).
 const FIRST_WAIT_AT_LIMIT_MS = 50;
 const MAX_WAIT_AT_LIMIT_MS = 400;
 

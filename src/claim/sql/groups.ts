@@ -34,7 +34,8 @@ export const GROUPED_KINDS_SQL = 'SELECT kind FROM jobq_grouped_kinds WHERE queu
  * take some (on Galera, what makes two nodes' claims of the group conflict). Claims of such a kind
  * lock its groups, not its row in jobq_limits: claims of different groups go side by side (one at
  * a time per kind drained 1,000 groups under a limit of 1 each at 0.18x the same drain unlimited,
- * bench-results/limits.json). A claim adds the rows of groups it finds without one.
+ * this at 0.30x: bench-results/limits-before-group-locks.json, limits.json). A claim adds the rows
+ * of groups it finds without one (waiting, the first time, for another claim adding the same).
  */
 export const CREATE_GROUP_LOCKS_TABLE_SQL = (collation: string) => `
   CREATE TABLE IF NOT EXISTS jobq_group_locks (
