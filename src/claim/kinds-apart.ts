@@ -145,14 +145,23 @@ function groupHeads(table: QuotedIdentifier, queue: string, plan: KindPlan, rota
     // At least two shares: groups the window did not reach may be waiting past a big one.
     const perGroup = sharePerGroup(take, Math.max(2, groups.length + (ungrouped.length > 0 ? 1 : 0)));
     const most = Math.min(perGroup, groupConcurrency ?? Infinity, groupRate?.jobs ?? Infinity);
-    const statements = [...limits.statements, ...groups.map((group): Statement => [groupSql.groupJobsSql(table), [kind, group, most]])];
+    const jobsRead: Statement[] = groups.length === 0 ? [] : [[groupSql.groupJobsSql(table, groups.length), groups.flatMap((group) => [kind, group, most])]];
+    const statements = [...limits.statements, ...jobsRead];
     const fill = (rows: unknown[]) => {
       const roomOf = limits.rooms(rows.slice(0, limits.statements.length));
-      const jobRows = rows.slice(limits.statements.length) as Array<Array<{ id: number; priority: number; job_group: string }>>;
+      const jobsOf = new Map<string, GroupedCandidate[]>();
+      for (const row of (rows[limits.statements.length] ?? []) as Array<{ id: number; priority: number; job_group: string }>) {
+        const jobs = jobsOf.get(row.job_group);
+        if (jobs === undefined) jobsOf.set(row.job_group, [toCandidate(row)]);
+        else jobs.push(toCandidate(row));
+      }
+      // A union's rows come part after part on both servers, but only the order of each part's
+      // LIMIT is promised: priority order is kept whatever comes (the sort is stable).
+      for (const jobs of jobsOf.values()) jobs.sort((a, b) => a.priority - b.priority);
       const elsewhere = [...new Set(expired.map((row) => row.job_group))].filter((group) => !groups.includes(group));
       return shareRoundRobin({
         expired: [...expired.map((row) => ({ id: Number(row.id), group: row.job_group })), ...ungrouped.filter((job) => job.priority === null).map((job) => ({ id: job.id, group: null }))],
-        groups: [...elsewhere.map((group) => ({ group, room: roomOf(group), jobs: [] })), ...groups.map((group, i) => ({ group, room: roomOf(group), jobs: jobRows[i]!.map(toCandidate) }))],
+        groups: [...elsewhere.map((group) => ({ group, room: roomOf(group), jobs: [] })), ...groups.map((group) => ({ group, room: roomOf(group), jobs: jobsOf.get(group) ?? [] }))],
         ungrouped: ungrouped.flatMap((job) => (job.priority === null ? [] : [{ id: job.id, priority: job.priority, group: null }])),
         take,
       });
