@@ -12,11 +12,12 @@ const FIRST_WAIT_AT_LIMIT_MS = 50;
 const MAX_WAIT_AT_LIMIT_MS = 400;
 
 /**
- * Why a claim came back empty: `contended`, the candidates were others' this time, so work
- * exists; `busy`, another claim held a limit's row, and may leave room; `at-limit`, the work there
- * is waits for a concurrency limit; `empty`, none.
+ * Why a claim loop waits before its next claim: `contended`, the candidates were others' this
+ * time, so work exists; `busy`, another claim held a limit's row, and may leave room; `at-limit`,
+ * the work there is waits for a concurrency limit; `filled`, the claim took the last slots of a
+ * limit (its own jobs' ends wake the loop, which claims into the slots they free); `empty`, none.
  */
-export type EmptyClaim = 'contended' | 'busy' | 'at-limit' | 'empty';
+export type WaitReason = 'contended' | 'busy' | 'at-limit' | 'filled' | 'empty';
 
 /** Capped exponential wait between polls of an empty queue, or of one whose work waits for a limit. */
 export class IdleBackoff {
@@ -27,9 +28,10 @@ export class IdleBackoff {
   }
 
   /** How long to wait before the next poll: not at all after a contended claim, briefly after a busy limit. */
-  next(why: EmptyClaim): number {
+  next(why: WaitReason): number {
     if (why === 'contended') return 0;
     if (why === 'busy') return FIRST_WAIT_MS;
+    if (why === 'filled') return MAX_WAIT_AT_LIMIT_MS;
     const [first, max] = why === 'at-limit' ? [FIRST_WAIT_AT_LIMIT_MS, MAX_WAIT_AT_LIMIT_MS] : [FIRST_WAIT_MS, MAX_WAIT_MS];
     return Math.min(first * 2 ** this.polls++, max);
   }

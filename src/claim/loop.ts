@@ -10,7 +10,7 @@ import { completion, failure, handBack, leaseRenewal, type RetryPolicy, type Pen
 import { DEFAULT_PRIORITY } from '../config/defaults.js';
 import type { PreferredRange } from './sql/claim.js';
 import { EMPTY_CLAIM, type Claim, type ClaimOptions } from './types.js';
-import { IdleBackoff, type EmptyClaim } from './idle-backoff.js';
+import { IdleBackoff, type WaitReason } from './idle-backoff.js';
 import type { TurnGate } from './turn-gate.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
 
@@ -396,8 +396,8 @@ export class ClaimLoop {
  * job, or took less than it had room for and filled a kind's concurrency limit (nothing else was
  * due: a claim takes the room in turn across kinds).
  */
-function idleClaim(claim: Claim, reserved: number, heldBack: TurnResult['heldBack']): EmptyClaim | undefined {
-  if (claim.jobs.length > 0) return heldBack === 'full' && claim.jobs.length < reserved ? 'at-limit' : undefined;
+function idleClaim(claim: Claim, reserved: number, heldBack: TurnResult['heldBack']): WaitReason | undefined {
+  if (claim.jobs.length > 0) return heldBack === 'full' && claim.jobs.length < reserved ? 'filled' : undefined;
   if (claim.candidates > 0) return 'contended';
   return heldBack === 'busy' ? 'busy' : heldBack === 'full' ? 'at-limit' : 'empty';
 }

@@ -14,10 +14,12 @@ test('work held back by a full concurrency limit is looked at after 50, 100, 200
   assert.deepEqual([1, 2, 3, 4, 5].map(() => idle.next('at-limit')), [50, 100, 200, 400, 400]);
 });
 
-test('contended candidates are tried again at once, a busy limit row after 2 ms, whatever came before', () => {
+test('contended candidates are tried again at once, a busy limit row after 2 ms, whatever came before; a claim that filled a limit waits 400 ms for its own jobs to end', () => {
   const idle = new IdleBackoff();
   for (let i = 0; i < 5; i++) idle.next('at-limit');
   assert.equal(idle.next('contended'), 0);
   assert.equal(idle.next('busy'), 2);
   assert.equal(idle.next('at-limit'), 400);
+  idle.reset();
+  assert.equal(idle.next('filled'), 400);
 });
