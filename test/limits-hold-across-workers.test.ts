@@ -12,19 +12,19 @@ import { waitUntil } from './helpers/wait.js';
 const context = queueForTests();
 const { noRuns, runsOf, work } = timedRuns(context);
 
-test('4 worker processes at concurrency 10, 150 jobs of a kind limited to 3: never more than 3 of it at once, the limit reached, every job once; another kind runs beside it unheld', async () => {
+test('4 worker processes at concurrency 10, 300 jobs of a kind limited to 3: never more than 3 of it at once, the limit reached, every job once; another kind runs beside it unheld', async () => {
   const { queue, db } = context;
   await noRuns();
   const set = await runCli(['limit', 'set', '--kind', 'pdf', '--concurrency', '3', '--database-url', db.url]);
   assert.equal(set.stdout, 'kind "pdf": at most 3 running at once\n', set.stderr);
-  await queue.enqueueMany([...Array.from({ length: 150 }, (_, n) => ({ kind: 'pdf', payload: { n } })), ...Array.from({ length: 150 }, (_, n) => ({ kind: 'email', payload: { n } }))]);
+  await queue.enqueueMany([...Array.from({ length: 300 }, (_, n) => ({ kind: 'pdf', payload: { n } })), ...Array.from({ length: 150 }, (_, n) => ({ kind: 'email', payload: { n } }))]);
 
   const workers = Array.from({ length: 4 }, () => work(['--once']));
   for (const { done } of workers) assert.equal((await done).code, 0);
 
   const pdf = await runsOf('pdf');
-  assert.equal(new Set(pdf.map((run) => Number(run.job_id))).size, 150, 'every pdf job ran');
-  assert.equal(pdf.length, 150, 'none ran twice');
+  assert.equal(new Set(pdf.map((run) => Number(run.job_id))).size, 300, 'every pdf job ran');
+  assert.equal(pdf.length, 300, 'none ran twice');
   assert.equal(mostAtOnce(pdf), 3, 'the limit held and was reached');
   assert.ok(new Set(pdf.map((run) => run.pid)).size > 1, 'the limited kind ran in several processes');
   assert.ok(mostAtOnce(await runsOf('email')) > 3, 'the other kind was not held to the limit');
