@@ -32,6 +32,7 @@ export type {
   Lane,
   NewJob,
   QueueStats,
+  QueueTotals,
   ScheduledJobOf,
   ServerInfo,
   Settlement,

@@ -3,6 +3,8 @@ import type { QueueStats } from '../queue/types.js';
 
 const EVERY_MS = 2000;
 const KEEP = (15 * 60 * 1000) / EVERY_MS;
+// An open page asks for the stats every 2 s: two missed asks and nobody is watching.
+const VIEWERS_GONE_MS = 5000;
 
 export interface RatePoint {
   /** Unix seconds. */
@@ -12,16 +14,19 @@ export interface RatePoint {
 }
 
 /**
- * Reads the queue's stats every 2 s for every page that is open (they all get the latest
- * reading, so the database load does not grow with the number of viewers), and keeps 15 minutes
- * of throughput: completed per second from the running totals, enqueued per second from the ids
- * handed out.
+ * The dashboard's readings. Every 2 s it reads the running totals and the highest id (two small
+ * reads) for 15 minutes of throughput: completed per second, enqueued per second. The stats,
+ * which count rows, it reads only while a page asks for them, at most every 2 s however many
+ * pages do (each gets the latest reading): a dashboard nobody watches costs the database next to
+ * nothing.
  */
 export class StatsSampler {
   latest: { at: Date; stats: QueueStats } | undefined;
   readonly rates: RatePoint[] = [];
   private timer: NodeJS.Timeout | undefined;
   private previous: { at: number; completed: number; maxId: number } | undefined;
+  private askedAt = -Infinity;
+  private reading: Promise<void> | undefined;
 
   constructor(
     private readonly queue: JobQueue,
@@ -29,20 +34,45 @@ export class StatsSampler {
   ) {}
 
   async start(): Promise<void> {
-    await this.sample();
-    this.timer = setInterval(() => void this.sample().catch(this.onError), EVERY_MS);
+    await this.tick();
+    this.timer = setInterval(() => void this.tick().catch(this.onError), EVERY_MS);
   }
 
   stop(): void {
     clearInterval(this.timer);
   }
 
-  /** Reads now (after an action, so that the page shows its effect at once). */
-  async sample(): Promise<void> {
+  /** The stats for a page: the latest reading if it is younger than 2 s, else a new one. */
+  async forViewer(): Promise<StatsSampler['latest']> {
+    this.askedAt = Date.now();
+    if (this.latest === undefined || Date.now() - this.latest.at.getTime() >= EVERY_MS) await this.sample();
+    return this.latest;
+  }
+
+  /** Reads the stats now (after an action, so that the page shows its effect at once), or joins the reading under way. */
+  sample(): Promise<void> {
+    this.reading ??= this.readStats().finally(() => (this.reading = undefined));
+    return this.reading;
+  }
+
+  private async tick(): Promise<void> {
+    if (Date.now() - this.askedAt < VIEWERS_GONE_MS) return this.sample();
+    const { completed, maxId } = await this.queue.totals();
+    this.record(Date.now(), completed, maxId);
+  }
+
+  private async readStats(): Promise<void> {
     const stats = await this.queue.stats();
     const at = Date.now();
     this.latest = { at: new Date(at), stats };
-    const completed = stats.byKind.reduce((sum, entry) => sum + entry.totals.completed, 0);
+    this.record(
+      at,
+      stats.byKind.reduce((sum, entry) => sum + entry.totals.completed, 0),
+      stats.maxId,
+    );
+  }
+
+  private record(at: number, completed: number, maxId: number): void {
     const { previous } = this;
     // A reading right after an action is shown, but makes no point of the chart of its own.
     if (previous !== undefined && at - previous.at < EVERY_MS / 2) return;
@@ -51,10 +81,10 @@ export class StatsSampler {
       this.rates.push({
         at: at / 1000,
         completedPerSecond: Math.max(0, completed - previous.completed) / seconds,
-        enqueuedPerSecond: Math.max(0, stats.maxId - previous.maxId) / seconds,
+        enqueuedPerSecond: Math.max(0, maxId - previous.maxId) / seconds,
       });
       if (this.rates.length > KEEP) this.rates.shift();
     }
-    this.previous = { at, completed, maxId: stats.maxId };
+    this.previous = { at, completed, maxId };
   }
 }

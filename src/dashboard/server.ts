@@ -74,8 +74,10 @@ async function handle(context: DashboardContext, metrics: QueueMetrics, request:
     case 'GET /metrics':
       response.writeHead(200, { 'Content-Type': metrics.contentType });
       return void response.end(await metrics.render());
-    case 'GET /api/stats':
-      return sendJson(response, 200, { at: sampler.latest?.at, stats: sampler.latest?.stats });
+    case 'GET /api/stats': {
+      const latest = await sampler.forViewer();
+      return sendJson(response, 200, { at: latest?.at, stats: latest?.stats });
+    }
     case 'GET /api/throughput':
       return sendJson(response, 200, { points: sampler.rates });
     case 'GET /api/failed': {

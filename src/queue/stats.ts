@@ -6,7 +6,7 @@ import type { Schedule } from './schedules.js';
 import * as statsSql from './sql/stats.js';
 import { EVERY_KIND } from './limits.js';
 import { readTableLayout } from './table-layout.js';
-import { JOB_STATUSES, type JobStatus, type KindLimitStatus, type QueueStats, type ServerInfo } from './types.js';
+import { JOB_STATUSES, type JobStatus, type KindLimitStatus, type QueueStats, type QueueTotals, type ServerInfo } from './types.js';
 
 const noTotals = () => ({ completed: 0, failed: 0, retried: 0 });
 
@@ -89,6 +89,14 @@ export async function readQueueStats(db: Database, table: { name: string; quoted
     claims,
     layout: await readTableLayout(db, db.settings.database, table.name),
   };
+}
+
+/** The running totals of every kind together and the highest id handed out: two small reads, whatever the table holds. */
+export async function readQueueTotals(db: Database, table: { name: string; quoted: QuotedIdentifier }): Promise<QueueTotals> {
+  const rows = await db.query<Array<{ completed: string; failed: string; retried: string }>>(countersSql.TOTALS_BY_KIND_SQL, [table.name]);
+  const [last] = await db.query<Array<{ max_id: number | null }>>(statsSql.MAX_ID_SQL(table.quoted));
+  const sum = (column: 'completed' | 'failed' | 'retried') => rows.reduce((total, row) => total + Number(row[column]), 0);
+  return { completed: sum('completed'), failed: sum('failed'), retried: sum('retried'), maxId: Number(last?.max_id ?? 0) };
 }
 
 /** Per kind (jobs with a kind), the seconds the longest-waiting due job has waited since it came due. */

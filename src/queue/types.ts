@@ -145,6 +145,16 @@ export interface QueueStats {
   layout: TableLayout;
 }
 
+/** The queue's running totals, every kind together, and the highest id handed out: what {@link JobQueue.totals} reads. */
+export interface QueueTotals {
+  /** Jobs completed, failed for good and retried since the queue was made, deleted ones included. */
+  completed: number;
+  failed: number;
+  retried: number;
+  /** The highest id given out so far; 0 for an empty table. */
+  maxId: number;
+}
+
 /** A failed job, as {@link JobQueue.failedJobs} lists it. */
 export interface FailedJob {
   id: number;

@@ -24,6 +24,9 @@ export const COUNT_BY_STATUS_AND_KIND_SQL = (table: QuotedIdentifier) => `
  * entries, as the counts are: with priorities in the index, the longest waiter is no longer the
  * first entry.
  */
+/** The highest id handed out so far: one dive at the end of the primary key. */
+export const MAX_ID_SQL = (table: QuotedIdentifier) => `SELECT MAX(id) AS max_id FROM ${table}`;
+
 export const HEAD_AGE_AND_MAX_ID_SQL = (table: QuotedIdentifier) => `
   SELECT (SELECT TIMESTAMPDIFF(MICROSECOND, MIN(run_after), NOW(6)) FROM ${table} FORCE INDEX (status_priority_run_after)
            WHERE status = 'unclaimed' AND run_after <= NOW(6)) AS age_us,
