@@ -95,18 +95,20 @@ async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRu
       heldBack = 'busy';
       continue;
     }
+    const groupConcurrency = limit?.group_concurrency == null ? null : Number(limit.group_concurrency);
+    const groupRate = rateWindow(limit?.group_rate_jobs, limit?.group_rate_seconds);
+    const grouped = groupConcurrency !== null || groupRate !== null || rules.grouped.includes(kind);
     const rate = rateWindow(limit?.rate_jobs, limit?.rate_seconds);
     const slots = limit?.concurrency == null ? Infinity : Number(limit.concurrency) - (running.get(kind) ?? 0);
-    const others = Math.min(limit === undefined ? room.all : room.limited, rate === null ? Infinity : rate.jobs - (spent.get(kind) ?? 0));
+    // A grouped kind too is claimed only as far as the worker can start its jobs at once: jobs in
+    // hand ahead would start before those of a group that comes later, whatever its turn.
+    const others = Math.min(limit === undefined && !grouped ? room.all : room.limited, rate === null ? Infinity : rate.jobs - (spent.get(kind) ?? 0));
     // The kind is full, or this claim fills it.
     if (slots <= others) heldBack ??= 'full';
     const take = Math.min(slots, others);
     if (take <= 0) continue;
-    const groupConcurrency = limit?.group_concurrency == null ? null : Number(limit.group_concurrency);
-    const groupRate = rateWindow(limit?.group_rate_jobs, limit?.group_rate_seconds);
-    const perGroup = groupConcurrency !== null || groupRate !== null;
     const lockGroups = limit !== undefined && limitSql.limitedPerGroupOnly(limit);
-    plans.push({ kind, take, grouped: perGroup || rules.grouped.includes(kind), limited: limit !== undefined, lockGroups, groupConcurrency, rate, groupRate });
+    plans.push({ kind, take, grouped, limited: limit !== undefined, lockGroups, groupConcurrency, rate, groupRate });
   }
   return { plans, ...(heldBack !== undefined && { heldBack }) };
 }
