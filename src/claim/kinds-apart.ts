@@ -46,7 +46,7 @@ export async function candidatesOfKindsApart(tx: Transaction, table: QuotedIdent
   const grouped = plans.filter((plan) => plan.grouped);
   const oldest = plans.filter((plan) => !plan.grouped);
   const reads = oldest.map(({ kind, take }): Statement => claimSql.candidatesOldest(table, { kinds: [kind] }, undefined, take));
-  const groupReads = grouped.map((plan) => groupHeads(table, rules.queue, plan, rotation));
+  const groupReads = grouped.map((plan) => groupHeads(table, rules.queue, plan, rotation, room));
   const results = await tx.run(...reads, ...groupReads.flatMap((read) => read.statements));
   const byKind = oldest.map(({ take }, i) => orderCandidates(results[i] as CandidateRow[], take));
   let at = reads.length;
@@ -100,9 +100,7 @@ async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRu
     const grouped = groupConcurrency !== null || groupRate !== null || rules.grouped.includes(kind);
     const rate = rateWindow(limit?.rate_jobs, limit?.rate_seconds);
     const slots = limit?.concurrency == null ? Infinity : Number(limit.concurrency) - (running.get(kind) ?? 0);
-    // A grouped kind too is claimed only as far as the worker can start its jobs at once: jobs in
-    // hand ahead would start before those of a group that comes later, whatever its turn.
-    const others = Math.min(limit === undefined && !grouped ? room.all : room.limited, rate === null ? Infinity : rate.jobs - (spent.get(kind) ?? 0));
+    const others = Math.min(limit === undefined ? room.all : room.limited, rate === null ? Infinity : rate.jobs - (spent.get(kind) ?? 0));
     // The kind is full, or this claim fills it.
     if (slots <= others) heldBack ??= 'full';
     const take = Math.min(slots, others);
@@ -121,9 +119,14 @@ async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRu
  * within its rate's window, after locking the groups' rows when the kind is limited per group only
  * (adding those missing); and the groups' due jobs. `fill` shares them out.
  */
-function groupHeads(table: QuotedIdentifier, queue: string, plan: KindPlan, rotation: GroupRotation) {
-  const { kind, take, lockGroups, groupConcurrency, groupRate } = plan;
+function groupHeads(table: QuotedIdentifier, queue: string, plan: KindPlan, rotation: GroupRotation, room: Room) {
+  const { kind, lockGroups, groupConcurrency, groupRate } = plan;
   const after = rotation.of(kind);
+  // With no place in the round yet, the window may hold one big group and hide the others: a
+  // first claim takes no more than the worker starts at once, or jobs of that group in hand would
+  // start before any other's (a worker's two loops took 100 of a group of 5,000 before one of a
+  // group of 50 behind it).
+  const take = after === '' ? Math.min(plan.take, room.limited) : plan.take;
   const count = groupsToRead(take);
   const locks = lockGroups ? [queue, kind] : [];
   const groupsAfter = (start: string, count: number, itself = false): Statement => [groupSql.groupsAfterSql(table, { withLocks: lockGroups, itself }), [...locks, kind, start, count]];
