@@ -63,7 +63,8 @@ test('fair share without a limit: group A with 5,000 jobs queued first, then gro
   try {
     await waitUntil(async () => (await runsOf('sync')).filter((run) => run.job_group === 'B').length === 50, 'every job of B has run', { timeoutMs: 60_000 }).catch(async (error) => {
       worker.kill('SIGTERM');
-      throw new Error(`${(error as Error).message}: ${JSON.stringify(await worker.done)} DEBUG ${JSON.stringify(await context.db.rows('SELECT * FROM jobq_limits'))} ${JSON.stringify(await context.db.rows('SELECT * FROM jobq_grouped_kinds'))} ${JSON.stringify(await context.db.rows('SELECT job_group, status, run_after > NOW(6) AS later, COUNT(*) AS n FROM jobs GROUP BY 1, 2, 3'))}`);
+      const left = await context.db.rows('SELECT job_group, status, run_after > NOW(6) AS later, COUNT(*) AS n FROM jobs GROUP BY 1, 2, 3');
+      throw new Error(`${(error as Error).message}: the worker ended ${JSON.stringify(await worker.done)}; jobs by group and status: ${JSON.stringify(left)}`);
     });
     const runs = await runsOf('sync');
     const lastOfB = runs.findLastIndex((run) => run.job_group === 'B');
