@@ -72,8 +72,8 @@ export function settlingCount(table: QuotedIdentifier, settling: Room['settling'
 
 /**
  * What a claim writes for the limits it took jobs under: their rows, or those of the groups it
- * took jobs of (on Galera, what makes two nodes' claims conflict), and for limits with a rate the jobs it took, kind-wide and per group,
- * with the claims no window reaches any more forgotten.
+ * took jobs of (on Galera, what makes two nodes' claims conflict), and for limits with a rate the
+ * jobs it took, kind-wide and per group, with the claims no window reaches any more forgotten.
  */
 export function limitWrites(queue: string, spent: readonly Spent[]): Statement[] {
   const taken = spent.filter(({ jobs }) => jobs.length > 0);
