@@ -50,8 +50,12 @@ export function isDuplicateKey(error: unknown): boolean {
  * prepared node for application use". A Group Replication member that was expelled or left the
  * group refuses COMMIT with 3100 (the replication hook failed), and one that is, or has become,
  * read-only (a secondary in single-primary mode, a member in ERROR state) refuses writes with 1290.
+ * A Galera node that drops out of the Primary component while it commits refuses the COMMIT with
+ * 1180 "... (provider status: Not connected to Primary Component)" (a CI run saw a consumer die of
+ * it while the cluster evicted a killed node); the transaction did not go through.
  */
 const NODE_UNUSABLE_ERRNOS = new Set([1047, 3100, 1290]);
+const outOfPrimaryComponent = ({ errno, message }: DriverError) => errno === 1180 && /Not connected to Primary Component/i.test(message ?? '');
 
 const CONNECTION_LOST_CODES = new Set([
   'PROTOCOL_CONNECTION_LOST',
@@ -81,6 +85,7 @@ export function isConnectionLost(error: unknown): boolean {
   const { code, errno, fatal, message } = asDriverError(error);
   if (code !== undefined && CONNECTION_LOST_CODES.has(code)) return true;
   if (errno !== undefined && NODE_UNUSABLE_ERRNOS.has(errno)) return true;
+  if (outOfPrimaryComponent({ errno, message })) return true;
   if (message?.includes("Can't add new command when connection is in closed state")) return true;
   return fatal === true && !(code !== undefined && ACCESS_DENIED_CODES.has(code)) && code !== 'ER_BAD_DB_ERROR';
 }

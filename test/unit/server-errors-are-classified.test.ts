@@ -15,8 +15,11 @@ test('deadlocks, lock wait timeouts and lost certification (Galera 1213; Group R
   assert.equal(isRetryableLockError(serverError(1062)), false);
 });
 
-test('a member that cannot take writes (1290 read-only, 3100 out of the group) or a Galera node not ready (1047) replaces the connection', () => {
+test('a member that cannot take writes (1290 read-only, 3100 out of the group) or a Galera node not ready (1047, or 1180 out of the Primary component) replaces the connection', () => {
   for (const errno of [1290, 3100, 1047]) assert.equal(isConnectionLost(serverError(errno)), true, String(errno));
+  const outOfPrimary = 'Error while appending streaming replication fragment(provider status: Not connected to Primary Component)';
+  assert.equal(isConnectionLost(serverError(1180, outOfPrimary)), true, 'a COMMIT refused out of the Primary component');
+  assert.equal(isConnectionLost(serverError(1180, "Got error 28 - 'No space left on device' during COMMIT")), false, 'another failed COMMIT');
   for (const errno of [1062, 1146, 3101]) assert.equal(isConnectionLost(serverError(errno)), false, String(errno));
 });
 
