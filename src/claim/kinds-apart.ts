@@ -23,8 +23,11 @@ export interface KindsApart {
 
 const none = (heldBack: HeldBack | undefined): KindsApart => ({ candidates: [], ids: new Set(), limited: [], ...(heldBack !== undefined && { heldBack }) });
 
-/** Groups read per claim of a grouped kind, for a claim of `take` jobs: twice as many, so that groups at their limit leave enough others. */
-const groupsToRead = (take: number) => Math.min(200, Math.max(8, 2 * take));
+/**
+ * Groups read per claim of a grouped kind, for a claim of `take` jobs: twice as many, so that
+ * groups at their limit leave enough others, and at most 50 (a statement each).
+ */
+const groupsToRead = (take: number) => Math.min(50, Math.max(8, 2 * take));
 
 /**
  * Of the kinds the claim reads apart (kind-rules.ts, kindsApart): for the limited ones, reads the
@@ -129,24 +132,29 @@ function groupHeads(table: QuotedIdentifier, queue: string, plan: KindPlan, rota
   const take = after === '' ? Math.min(plan.take, room.limited) : plan.take;
   const count = groupsToRead(take);
   const locks = lockGroups ? [queue, kind] : [];
-  const groupsAfter = (start: string, count: number, itself = false): Statement => [groupSql.groupsAfterSql(table, { withLocks: lockGroups, itself }), [...locks, kind, start, count]];
+  const chain = groupSql.groupChainSql(table, count, lockGroups);
   const statements: Statement[] = [
     [groupSql.expiredInGroupsSql(table, lockGroups), [...locks, kind, take]],
     claimSql.candidatesOldest(table, { kinds: [kind] }, undefined, take),
-    groupsAfter(after, count),
-    // Past the last group, round from the first to the rotation's own again: the groups before it
-    // that the window reaches, then that group itself, whatever lies between.
-    ...(after === '' ? [] : [groupsAfter('', count), groupsAfter(after, 1, true)]),
+    [chain[0]!, [kind, after]],
+    ...chain.slice(1, -1).map((sql): Statement => [sql, [kind, kind]]),
+    [chain.at(-1)!, locks],
   ];
   const shares = (results: unknown[]) => {
-    type GroupRow = { job_group: string; locks: number };
-    const [expired, ungroupedRows, later, fromFirst = [], itself = []] = results as [Array<GroupRow & { id: number }>, CandidateRow[], ...GroupRow[][]];
+    type GroupRow = { job_group: string | null; locks: number };
+    const [expired, ungroupedRows] = results as [Array<GroupRow & { id: number; job_group: string }>, CandidateRow[]];
     const ungrouped = orderCandidates(ungroupedRows, take);
-    const seen = new Set(later.map((row) => row.job_group));
-    const wrapped = [...fromFirst.filter((row) => row.job_group < after), ...itself.filter((row) => row.job_group === after)].filter((row) => !seen.has(row.job_group));
-    const groups = [...later, ...wrapped].slice(0, count).map((row) => row.job_group);
+    // The groups after the rotation's own, round to it again: the chain starts at it if it still
+    // has waiting jobs, and stops where it comes round.
+    const [first, ...next] = results.at(-1) as GroupRow[];
+    const round: Array<GroupRow & { job_group: string }> = [];
+    for (const row of first === undefined || first.job_group === null || first.job_group === after ? next : [first, ...next]) {
+      if (row === undefined || row.job_group === null || round.some((seen) => seen.job_group === row.job_group)) break;
+      round.push(row as GroupRow & { job_group: string });
+    }
+    const groups = round.map((row) => row.job_group);
     // The groups whose limits the claim must know: those it reads, and those of expired leases.
-    const limits = groupLimitReads(table, queue, plan, [...expired, ...[...later, ...wrapped].slice(0, count)]);
+    const limits = groupLimitReads(table, queue, plan, [...expired, ...round]);
     // At least two shares: groups the window did not reach may be waiting past a big one.
     const perGroup = sharePerGroup(take, Math.max(2, groups.length + (ungrouped.length > 0 ? 1 : 0)));
     const most = Math.min(perGroup, groupConcurrency ?? Infinity, groupRate?.jobs ?? Infinity);

@@ -74,31 +74,31 @@ export const SPENT_BY_GROUP_SQL = `
 /** Params: per kind, queue and kind. */
 export const addGroupedKindsSql = (kinds: number) => `INSERT IGNORE INTO jobq_grouped_kinds (queue, kind) VALUES ${Array.from({ length: kinds }, () => '(?, ?)').join(', ')}`;
 
-/**
- * How many index entries of a kind's waiting jobs with a group a claim reads to find the groups
- * after its rotation's place: a bound, so that a group with 100,000 waiting jobs costs no more to
- * pass than one with 10. The claim that reads into a big group takes from it and moves its
- * rotation there; the next starts after it, a dive away.
- */
-const GROUP_WINDOW = 2000;
-
 /** Whether the group of the row `alias` has a row in jobq_group_locks. Params: queue, kind. */
 const HAS_LOCK_ROW = (alias: string) => `EXISTS (SELECT 1 FROM jobq_group_locks AS l WHERE l.queue = ? AND l.kind = ? AND l.job_group = ${alias}.job_group)`;
 
+/** The first group of a kind with waiting jobs whose name is `condition` (NULL: none). Params: kind[, and the condition's]. */
+const nextGroup = (table: QuotedIdentifier, condition: string) => `
+  (SELECT j.job_group FROM ${table} AS j FORCE INDEX (${INDEX})
+    WHERE j.kind = ? AND j.kind_status = 'unclaimed' AND j.job_group ${condition} ORDER BY j.job_group LIMIT 1)`;
+
 /**
- * The groups of a kind with waiting jobs among the first GROUP_WINDOW index entries after `after`
- * ('' for the first group), at most `count`, in order; or with `itself`, the group `after` if it
- * has waiting jobs (one entry read). Each with whether it has a row in jobq_group_locks when
- * `withLocks`. A group whose jobs are all delayed may be among them. Params: [queue, kind,] kind,
- * after, count.
+ * The groups of a kind with waiting jobs from a group on, round the end to the first group again:
+ * one index dive per group, whatever the groups hold (a window of the index read through big
+ * groups: 2,000 entries for 20 groups of 100), in `steps` statements that each set a session
+ * variable from the one before (neither server starts a range read at a value from an outer
+ * query, but both at a variable's). `@jobq_g0` is the first group at or after `from`; the last
+ * statement returns them all in order, each with whether it has a row in jobq_group_locks when
+ * `withLocks`; NULL where the kind has no group waiting. A group whose jobs are all delayed may be
+ * among them. Params: kind, from; kind and kind per step; [queue, kind].
  */
-export const groupsAfterSql = (table: QuotedIdentifier, { withLocks = false, itself = false }) => `
-  SELECT w.job_group, ${withLocks ? HAS_LOCK_ROW('w') : '1'} AS locks
-    FROM (SELECT DISTINCT e.job_group FROM (
-            SELECT j.job_group FROM ${table} AS j FORCE INDEX (${INDEX})
-             WHERE j.kind = ? AND j.kind_status = 'unclaimed' AND j.job_group ${itself ? '=' : '>'} ?
-             ORDER BY j.job_group LIMIT ${itself ? 1 : GROUP_WINDOW}) AS e) AS w
-   ORDER BY w.job_group LIMIT ?`;
+export const groupChainSql = (table: QuotedIdentifier, steps: number, withLocks: boolean): string[] => [
+  `SET @jobq_g0 = ${nextGroup(table, '>= ?')}`,
+  ...Array.from({ length: steps }, (_, i) => `SET @jobq_g${i + 1} = IFNULL(${nextGroup(table, `> @jobq_g${i}`)}, ${nextGroup(table, 'IS NOT NULL')})`),
+  `SELECT v.job_group, ${withLocks ? HAS_LOCK_ROW('v') : '1'} AS locks
+     FROM (${Array.from({ length: steps + 1 }, (_, i) => `SELECT ${i} AS n, @jobq_g${i} AS job_group`).join(' UNION ALL ')}) AS v
+    ORDER BY v.n`,
+];
 
 const DUE_IN_KIND = "j.kind = ? AND j.kind_status = 'unclaimed' AND j.kind_run_after <= NOW(6)";
 
