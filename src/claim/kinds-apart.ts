@@ -49,7 +49,7 @@ export async function candidatesOfKindsApart(tx: Transaction, table: QuotedIdent
   const grouped = plans.filter((plan) => plan.grouped);
   const oldest = plans.filter((plan) => !plan.grouped);
   const reads = oldest.map(({ kind, take }): Statement => claimSql.candidatesOldest(table, { kinds: [kind] }, undefined, take));
-  const groupReads = grouped.map((plan) => groupHeads(table, rules.queue, plan, rotation, room));
+  const groupReads = grouped.map((plan) => groupHeads(table, rules.queue, plan, rotation));
   const results = await tx.run(...reads, ...groupReads.flatMap((read) => read.statements));
   const byKind = oldest.map(({ take }, i) => orderCandidates(results[i] as CandidateRow[], take));
   let at = reads.length;
@@ -122,14 +122,9 @@ async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRu
  * within its rate's window, after locking the groups' rows when the kind is limited per group only
  * (adding those missing); and the groups' due jobs. `fill` shares them out.
  */
-function groupHeads(table: QuotedIdentifier, queue: string, plan: KindPlan, rotation: GroupRotation, room: Room) {
-  const { kind, lockGroups, groupConcurrency, groupRate } = plan;
+function groupHeads(table: QuotedIdentifier, queue: string, plan: KindPlan, rotation: GroupRotation) {
+  const { kind, take, lockGroups, groupConcurrency, groupRate } = plan;
   const after = rotation.of(kind);
-  // With no place in the round yet, the window may hold one big group and hide the others: a
-  // first claim takes no more than the worker starts at once, or jobs of that group in hand would
-  // start before any other's (a worker's two loops took 100 of a group of 5,000 before one of a
-  // group of 50 behind it).
-  const take = after === '' ? Math.min(plan.take, room.limited) : plan.take;
   const count = groupsToRead(take);
   const locks = lockGroups ? [queue, kind] : [];
   const chain = groupSql.groupChainSql(table, count, lockGroups);
@@ -155,8 +150,7 @@ function groupHeads(table: QuotedIdentifier, queue: string, plan: KindPlan, rota
     const groups = round.map((row) => row.job_group);
     // The groups whose limits the claim must know: those it reads, and those of expired leases.
     const limits = groupLimitReads(table, queue, plan, [...expired, ...round]);
-    // At least two shares: groups the window did not reach may be waiting past a big one.
-    const perGroup = sharePerGroup(take, Math.max(2, groups.length + (ungrouped.length > 0 ? 1 : 0)));
+    const perGroup = sharePerGroup(take, groups.length + (ungrouped.length > 0 ? 1 : 0));
     const most = Math.min(perGroup, groupConcurrency ?? Infinity, groupRate?.jobs ?? Infinity);
     const jobsRead: Statement[] = groups.length === 0 ? [] : [[groupSql.groupJobsSql(table, groups.length), groups.flatMap((group) => [kind, group, most])]];
     const statements = [...limits.statements, ...jobsRead];
