@@ -114,64 +114,52 @@ test('jobq work on nodes 2 and 3 at once drains jobs enqueued on node 1: each ha
 
 queueContract('a 3-node Galera cluster', { unavailable: () => unavailable, freshQueue: clusterQueues(cluster) });
 
-test('a kind limited to 3, jobq work on nodes 1 and 2 at concurrency 2: never more than 3 of it at once across the nodes, reached only across them, every job once', async (t) => {
-  if (skipped(t)) return;
-  const database = 'galera_limit';
+/**
+ * Jobs from `lines` (enqueue --stdin) under a limit (`limit set` options) run by `jobq work --once`
+ * at `concurrency` on nodes 1 and 2 at once, with the timed-runs handler: their runs.
+ */
+async function limitedRunsOnTwoNodes(database: string, limit: string[], lines: string, concurrency: number): Promise<Run[]> {
   const node = (n: number) => cluster.url(database, [n]);
   assert.equal((await runCli(['setup-tables', '--database-url', node(1)])).code, 0);
-  assert.equal((await runCli(['limit', 'set', '--kind', 'pdf', '--concurrency', '3', '--database-url', node(1)])).code, 0);
+  assert.equal((await runCli(['limit', 'set', ...limit, '--database-url', node(1)])).code, 0);
   const admin = await cluster.connect(1, database);
   try {
     // Reads on this node wait until it has applied what the others committed before.
     await admin.query('SET SESSION wsrep_sync_wait = 1');
     await admin.query(CREATE_RUNS_TABLE_SQL);
-    const enqueued = await runCli(['enqueue', '--stdin', '--database-url', node(1)], {}, '{"kind": "pdf"}\n'.repeat(90));
-    assert.equal(enqueued.code, 0, enqueued.stderr);
-    // At concurrency 2 neither worker can hold every slot: a worker keeps the slots it frees (its
-    // next claim takes them), so at 10 one node could have run them all.
-    const workers = [1, 2].map((n) => startCli(['work', '--handler', TIMED_RUNS_HANDLER, '--concurrency', '2', '--once', '--database-url', node(n)], { JOBQ_DATABASE_URL: node(n) }));
-    for (const { done } of workers) {
-      const { code, stderr } = await done;
-      assert.equal(code, 0, stderr);
-    }
-    const [rows] = await admin.query('SELECT job_id, kind, pid, DATE_FORMAT(started, "%Y-%m-%d %H:%i:%s.%f") AS started, DATE_FORMAT(ended, "%Y-%m-%d %H:%i:%s.%f") AS ended FROM runs');
-    const runs = rows as Run[];
-    assert.equal(new Set(runs.map((run) => Number(run.job_id))).size, 90, 'every job ran');
-    assert.equal(runs.length, 90, 'none ran twice');
-    assert.equal(mostAtOnce(runs), 3, 'never more than 3 at once across the nodes, and 3 reached');
-    assert.equal(new Set(runs.map((run) => run.pid)).size, 2, 'both nodes ran some');
-  } finally {
-    await admin.end();
-  }
-});
-
-test('a limit of 1 per group, jobq work on nodes 1 and 2 at concurrency 10: no two jobs of a group at once across the nodes, groups side by side, every job once', async (t) => {
-  if (skipped(t)) return;
-  const database = 'galera_group_limit';
-  const node = (n: number) => cluster.url(database, [n]);
-  assert.equal((await runCli(['setup-tables', '--database-url', node(1)])).code, 0);
-  assert.equal((await runCli(['limit', 'set', '--kind', 'sync', '--group-concurrency', '1', '--database-url', node(1)])).code, 0);
-  const admin = await cluster.connect(1, database);
-  try {
-    await admin.query('SET SESSION wsrep_sync_wait = 1');
-    await admin.query(CREATE_RUNS_TABLE_SQL);
-    const lines = Array.from({ length: 60 }, (_, n) => `{"kind": "sync", "group": "g${n % 6}"}\n`).join('');
     const enqueued = await runCli(['enqueue', '--stdin', '--database-url', node(1)], {}, lines);
     assert.equal(enqueued.code, 0, enqueued.stderr);
-    const workers = [1, 2].map((n) => startCli(['work', '--handler', TIMED_RUNS_HANDLER, '--concurrency', '10', '--once', '--database-url', node(n)], { JOBQ_DATABASE_URL: node(n) }));
+    const workers = [1, 2].map((n) => startCli(['work', '--handler', TIMED_RUNS_HANDLER, '--concurrency', String(concurrency), '--once', '--database-url', node(n)], { JOBQ_DATABASE_URL: node(n) }));
     for (const { done } of workers) {
       const { code, stderr } = await done;
       assert.equal(code, 0, stderr);
     }
     const [rows] = await admin.query('SELECT job_id, kind, job_group, pid, DATE_FORMAT(started, "%Y-%m-%d %H:%i:%s.%f") AS started, DATE_FORMAT(ended, "%Y-%m-%d %H:%i:%s.%f") AS ended FROM runs');
-    const runs = rows as Run[];
-    assert.equal(new Set(runs.map((run) => Number(run.job_id))).size, 60, 'every job ran');
-    assert.equal(runs.length, 60, 'none ran twice');
-    for (let group = 0; group < 6; group++) assert.equal(mostAtOnce(runs.filter((run) => run.job_group === `g${group}`)), 1, `never two of g${group} at once`);
-    assert.ok(mostAtOnce(runs) > 1, 'groups ran side by side');
+    return rows as Run[];
   } finally {
     await admin.end();
   }
+}
+
+test('a kind limited to 3, jobq work on nodes 1 and 2 at concurrency 2: never more than 3 of it at once across the nodes, reached only across them, every job once', async (t) => {
+  if (skipped(t)) return;
+  // At concurrency 2 neither worker can hold every slot: a worker keeps the slots it frees (its
+  // next claim takes them), so at 10 one node could have run them all.
+  const runs = await limitedRunsOnTwoNodes('galera_limit', ['--kind', 'pdf', '--concurrency', '3'], '{"kind": "pdf"}\n'.repeat(90), 2);
+  assert.equal(new Set(runs.map((run) => Number(run.job_id))).size, 90, 'every job ran');
+  assert.equal(runs.length, 90, 'none ran twice');
+  assert.equal(mostAtOnce(runs), 3, 'never more than 3 at once across the nodes, and 3 reached');
+  assert.equal(new Set(runs.map((run) => run.pid)).size, 2, 'both nodes ran some');
+});
+
+test('a limit of 1 per group, jobq work on nodes 1 and 2 at concurrency 10: no two jobs of a group at once across the nodes, groups side by side, every job once', async (t) => {
+  if (skipped(t)) return;
+  const lines = Array.from({ length: 60 }, (_, n) => `{"kind": "sync", "group": "g${n % 6}"}\n`).join('');
+  const runs = await limitedRunsOnTwoNodes('galera_group_limit', ['--kind', 'sync', '--group-concurrency', '1'], lines, 10);
+  assert.equal(new Set(runs.map((run) => Number(run.job_id))).size, 60, 'every job ran');
+  assert.equal(runs.length, 60, 'none ran twice');
+  for (let group = 0; group < 6; group++) assert.equal(mostAtOnce(runs.filter((run) => run.job_group === `g${group}`)), 1, `never two of g${group} at once`);
+  assert.ok(mostAtOnce(runs) > 1, 'groups ran side by side');
 });
 
 test('one node killed with SIGKILL mid-run: its processes move to the others, nothing is lost or done twice', async (t) => {
