@@ -37,7 +37,9 @@ export async function claimTurn(db: Database, table: QuotedIdentifier, request: 
     const { lane, rules } = first;
     let found = first.candidates ?? (await reader.ofLane(lane));
     if (found.length === 0 && lane !== undefined && lane.count > 1) found = await reader.stale();
-    const settling = turn.settles.flatMap((settle) => (settle.counted ? settle.ids.map((id) => [id, settle.token] as const) : []));
+    // The jobs the turn settles free their slots for it: only limits need them listed.
+    const limited = rules !== undefined && (rules.tableLimited || rules.limited.length > 0);
+    const settling = limited ? turn.settles.flatMap((settle) => (settle.counted ? settle.ids.map((id) => [id, settle.token] as const) : [])) : [];
     let room: Room = { all: batchSize, limited: Math.min(batchSize, request.limitedRoom ?? batchSize), settling };
     // Under a limit on every kind, every job is a limited one (table-limit.ts).
     const tableLimit = rules?.tableLimited === true ? await roomUnderTableLimit(tx, table, rules.queue, room) : undefined;

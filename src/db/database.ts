@@ -101,7 +101,7 @@ export class Database {
    * never by hand. After a lost connection it reconnects (with `reconnect`) and sends it again.
    */
   async query<T = unknown>(sql: string, values?: unknown[]): Promise<T> {
-    const started = performance.now();
+    let firstLockError: number | undefined;
     for (let lockErrors = 0; ; ) {
       try {
         const [rows] = await this.connection.query(sql, values);
@@ -110,7 +110,7 @@ export class Database {
         // In autocommit, a deadlock or a lost certification (Galera: a generator's INSERT while a
         // node died) undid the statement alone: send it again. Inside a transaction it undid the
         // whole transaction, which is transaction()'s to run again.
-        if (this.transactionOpen === 0 && (await this.waitedOutLockError(error, ++lockErrors, started))) continue;
+        if (this.transactionOpen === 0 && (await this.waitedOutLockError(error, ++lockErrors, (firstLockError ??= performance.now())))) continue;
         await this.recoverOrThrow(error);
       }
     }
@@ -122,7 +122,7 @@ export class Database {
    * must therefore be safe to run again, as every jobq transaction is.
    */
   async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
-    const started = performance.now();
+    let firstLockError: number | undefined;
     for (let attempt = 1; ; attempt++) {
       const tx = new PipelinedTransaction(this.connection);
       this.transactionOpen++;
@@ -132,7 +132,7 @@ export class Database {
         return result;
       } catch (error) {
         if (!isConnectionLost(error)) await tx.rollback();
-        if (await this.waitedOutLockError(error, attempt, started)) continue;
+        if (await this.waitedOutLockError(error, attempt, (firstLockError ??= performance.now()))) continue;
         await this.recoverOrThrow(error);
       } finally {
         this.transactionOpen--;
@@ -141,11 +141,12 @@ export class Database {
   }
 
   /**
-   * A deadlock, lost certification or lock wait timeout, the `attempt`th in a row of an operation
-   * begun at `started`, and not the last allowed: counted, and waited out a little (at most 500 ms).
+   * A deadlock, lost certification or lock wait timeout, the `attempt`th in a row since the first
+   * at `since` (the time is read only once an error comes, off the path that succeeds), and not
+   * the last allowed: counted, and waited out a little (at most 500 ms).
    */
-  private async waitedOutLockError(error: unknown, attempt: number, started: number): Promise<boolean> {
-    if (!isRetryableLockError(error) || (attempt >= LOCK_RETRY_LIMIT && performance.now() - started >= LOCK_RETRY_MS)) return false;
+  private async waitedOutLockError(error: unknown, attempt: number, since: number): Promise<boolean> {
+    if (!isRetryableLockError(error) || (attempt >= LOCK_RETRY_LIMIT && performance.now() - since >= LOCK_RETRY_MS)) return false;
     if ((error as { errno?: number }).errno === 1205) this.counters.lockWaitRetries++;
     else this.counters.deadlockRetries++;
     await sleep(Math.random() * Math.min(5 * attempt, 500));
