@@ -76,6 +76,29 @@ test('fair share without a limit: group A with 5,000 jobs queued first, then gro
   }
 });
 
+test('a group that appears while a worker drains another is claimed from within a claim or two', async () => {
+  const { queue, db } = context;
+  await noRuns();
+  await queue.enqueueMany(Array.from({ length: 3000 }, (_, n) => ({ kind: 'feed', group: 'A', payload: { n } })));
+  const worker = work([], { RUN_MS: '2' });
+  try {
+    // By now the worker's reads of the kind have come round to A alone many times over.
+    await waitUntil(async () => (await runsOf('feed')).length >= 300, 'A is being drained', { timeoutMs: 60_000 });
+    const [{ queued }] = (await db.rows<{ queued: string }>('SELECT CAST(NOW(6) AS CHAR) AS queued')) as [{ queued: string }];
+    await queue.enqueueMany(Array.from({ length: 20 }, (_, n) => ({ kind: 'feed', group: 'B', payload: { n } })));
+    await waitUntil(async () => (await runsOf('feed')).some((run) => run.job_group === 'B'), 'a job of B has run', { timeoutMs: 60_000 });
+    // A claim is known by its time: every job it took has it.
+    const claimsOf = (group: string) => db.rows<{ claimed: string }>("SELECT DISTINCT CAST(claimed AS CHAR) AS claimed FROM runs WHERE kind = 'feed' AND job_group = ? AND claimed > ? ORDER BY 1", [group, queued]);
+    const firstOfB = (await claimsOf('B'))[0]!.claimed;
+    const ofAOnly = (await claimsOf('A')).filter((claim) => claim.claimed < firstOfB).length;
+    assert.ok(ofAOnly <= 2, `${ofAOnly} claims took jobs of A alone after B was queued`);
+  } finally {
+    worker.kill('SIGTERM');
+    await worker.done;
+    await db.admin.query("DELETE FROM jobs WHERE kind = 'feed'");
+  }
+});
+
 test('groups from the command line and from --stdin lines; bad groups: one line, exit code 2, nothing queued', async () => {
   const { queue, db } = context;
   const one = await runCli(['enqueue', '--kind', 'report', '--group', 'acct-7', '--database-url', db.url]);

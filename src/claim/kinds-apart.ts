@@ -125,7 +125,7 @@ async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRu
 function groupHeads(table: QuotedIdentifier, queue: string, plan: KindPlan, rotation: GroupRotation) {
   const { kind, take, lockGroups, groupConcurrency, groupRate } = plan;
   const after = rotation.of(kind);
-  const count = groupsToRead(take);
+  const count = rotation.groupsToRead(kind, groupsToRead(take));
   const locks = lockGroups ? [queue, kind] : [];
   const chain = groupSql.groupChainSql(table, count, lockGroups);
   const statements: Statement[] = [
@@ -147,6 +147,7 @@ function groupHeads(table: QuotedIdentifier, queue: string, plan: KindPlan, rota
       if (row === undefined || row.job_group === null || round.some((seen) => seen.job_group === row.job_group)) break;
       round.push(row as GroupRow & { job_group: string });
     }
+    rotation.sawGroups(kind, count + 1, round.length);
     const groups = round.map((row) => row.job_group);
     // The groups whose limits the claim must know: those it reads, and those of expired leases.
     const limits = groupLimitReads(table, queue, plan, [...expired, ...round]);

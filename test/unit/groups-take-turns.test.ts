@@ -53,6 +53,19 @@ test('every group at its limit: nothing taken, and the rotation moves past the g
   assert.equal(rotation.of('other'), '');
 });
 
+test('a kind whose last read came round reads the groups it found and two more; one that did not, the most', () => {
+  const rotation = new GroupRotation();
+  assert.equal(rotation.groupsToRead('import', 40), 40, 'before any read');
+  rotation.sawGroups('import', 41, 0);
+  assert.equal(rotation.groupsToRead('import', 40), 2, 'none waiting: two dives, room for new groups');
+  rotation.sawGroups('import', 3, 2);
+  assert.equal(rotation.groupsToRead('import', 40), 4);
+  assert.equal(rotation.groupsToRead('import', 3), 3, 'never more than the most');
+  rotation.sawGroups('import', 5, 5);
+  assert.equal(rotation.groupsToRead('import', 40), 40, 'it did not come round: there may be more');
+  assert.equal(rotation.groupsToRead('other', 40), 40);
+});
+
 test('an even share per group, rounded up; none without groups', () => {
   assert.equal(sharePerGroup(20, 3), 7);
   assert.equal(sharePerGroup(20, 40), 1);
