@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { noKindRules } from '../src/claim/kind-rules.js';
+import { claimTurn } from '../src/claim/turn.js';
+import { quoteIdentifier } from '../src/config/identifiers.js';
+import { parseDatabaseUrl } from '../src/config/database-url.js';
 import { QueueMetrics } from '../src/dashboard/metrics.js';
+import { Database } from '../src/db/database.js';
 import { queueForTests } from './helpers/queue-fixtures.js';
 import { runCli } from './helpers/run-cli.js';
 import { mostAtOnce, mostClaimedWithin, timedRuns } from './helpers/timed-runs.js';
@@ -114,6 +119,30 @@ test('a limit changed while workers run takes hold within a second; removed, it 
   } finally {
     worker.kill('SIGTERM');
     await worker.done;
+  }
+});
+
+test('a claim is held back by a limit only where the limit left jobs waiting: a capped kind with nothing queued does not make workers back off', async () => {
+  const { queue, db } = context;
+  const direct = await Database.open({ settings: parseDatabaseUrl(db.url) });
+  const turn = async () => {
+    const result = await claimTurn(direct, quoteIdentifier('jobs'), { claim: { batchSize: 20, ownerId: 1 }, rules: { ...noKindRules('jobs'), refresh: true } });
+    await db.admin.query('DELETE FROM jobs WHERE claim_token = ?', [result.claim.token]);
+    return { jobs: result.claim.jobs.length, heldBack: result.heldBack };
+  };
+  try {
+    await db.admin.query('DELETE FROM jobs');
+    await queue.setLimit('capped', { concurrency: 3 });
+    await queue.enqueueMany(Array.from({ length: 5 }, () => ({ kind: 'plain' })));
+    assert.deepEqual(await turn(), { jobs: 5, heldBack: undefined }, 'nothing of the capped kind waits: not held back');
+    await queue.enqueueMany(Array.from({ length: 2 }, () => ({ kind: 'capped' })));
+    assert.deepEqual(await turn(), { jobs: 2, heldBack: undefined }, 'fewer capped jobs than its slots: not held back');
+    await queue.enqueueMany(Array.from({ length: 5 }, () => ({ kind: 'capped' })));
+    assert.deepEqual(await turn(), { jobs: 3, heldBack: 'full' }, 'more than its slots: the claim filled it');
+  } finally {
+    await direct.close();
+    await queue.removeLimit('capped');
+    await db.admin.query("DELETE FROM jobs WHERE kind IN ('plain', 'capped')");
   }
 });
 

@@ -62,10 +62,13 @@ export async function candidatesOfKindsApart(tx: Transaction, table: QuotedIdent
     if (rotateTo !== undefined) rotation.moveTo(grouped[i]!.kind, rotateTo);
     byKind.push(fair);
   }
+  // A kind this claim may fill is filled only if it has more jobs waiting than the claim takes.
+  const filled = [...oldest, ...grouped].some((plan, i) => plan.fills && byKind[i]!.length >= plan.take);
+  const held = heldBack ?? (filled ? 'full' : undefined);
   // Each kind's candidates in turn with the others': a kind with many jobs does not fill the batch.
   const candidates = takeInTurn(byKind, room.all);
-  if (candidates.length === 0) return none(heldBack);
-  return { candidates, ids: new Set(candidates.map((candidate) => candidate.id)), limited: plans.filter((plan) => plan.limited), ...(heldBack !== undefined && { heldBack }) };
+  if (candidates.length === 0) return none(held);
+  return { candidates, ids: new Set(candidates.map((candidate) => candidate.id)), limited: plans.filter((plan) => plan.limited), ...(held !== undefined && { heldBack: held }) };
 }
 
 /** How many jobs the claim reads of each kind: at most its room, and no more than the limits it could lock leave. */
@@ -104,12 +107,13 @@ async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRu
     const rate = rateWindow(limit?.rate_jobs, limit?.rate_seconds);
     const slots = limit?.concurrency == null ? Infinity : Number(limit.concurrency) - (running.get(kind) ?? 0);
     const others = Math.min(limit === undefined ? room.all : room.limited, rate === null ? Infinity : rate.jobs - (spent.get(kind) ?? 0));
-    // The kind is full, or this claim fills it.
-    if (slots <= others) heldBack ??= 'full';
     const take = Math.min(slots, others);
-    if (take <= 0) continue;
+    if (take <= 0) {
+      if (slots <= 0) heldBack ??= 'full';
+      continue;
+    }
     const lockGroups = limit !== undefined && limitSql.limitedPerGroupOnly(limit);
-    plans.push({ kind, take, grouped, limited: limit !== undefined, lockGroups, groupConcurrency, rate, groupRate });
+    plans.push({ kind, take, fills: slots <= others, grouped, limited: limit !== undefined, lockGroups, groupConcurrency, rate, groupRate });
   }
   return { plans, ...(heldBack !== undefined && { heldBack }) };
 }

@@ -40,6 +40,8 @@ export interface RateWindow {
 export interface KindPlan {
   kind: string;
   take: number;
+  /** The claim takes the last slots of the kind's concurrency limit if it finds `take` jobs. */
+  fills: boolean;
   grouped: boolean;
   limited: boolean;
   /** Limited per group only: the claim takes its jobs under the rows of their groups (sql/groups.ts), not the kind's. */

@@ -21,6 +21,8 @@ export interface TableLimit {
 /**
  * Locks the limit's row unless another claim holds it, counts the running jobs of every kind
  * (less those the turn settles) and the jobs claimed within its rate's window: one round trip.
+ * Held back `full` when no slot is left; a claim that takes the last ones fills it (`plan.fills`)
+ * if it finds as many jobs.
  */
 export async function roomUnderTableLimit(tx: Transaction, table: QuotedIdentifier, queue: string, room: Room): Promise<TableLimit> {
   const every = [limitSql.EVERY_KIND];
@@ -38,8 +40,8 @@ export async function roomUnderTableLimit(tx: Transaction, table: QuotedIdentifi
   const rate = rateWindow(limit.rate_jobs, limit.rate_seconds);
   const others = Math.min(room.limited, rate === null ? Infinity : rate.jobs - Number(rated[0]?.spent ?? 0));
   const take = Math.max(0, Math.min(slots, others));
-  const plan: KindPlan = { kind: limitSql.EVERY_KIND, take, grouped: false, limited: true, lockGroups: false, groupConcurrency: null, rate, groupRate: null };
-  return { room: take, ...(slots <= others && { heldBack: 'full' as const }), plan };
+  const plan: KindPlan = { kind: limitSql.EVERY_KIND, take, fills: slots <= others, grouped: false, limited: true, lockGroups: false, groupConcurrency: null, rate, groupRate: null };
+  return { room: take, ...(slots <= 0 && { heldBack: 'full' as const }), plan };
 }
 
 /** The jobs a claim took under the limit on every kind: all it took. */

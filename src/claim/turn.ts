@@ -47,7 +47,8 @@ export async function claimTurn(db: Database, table: QuotedIdentifier, request: 
     // Kinds with a limit or with groups are claimed apart (kinds-apart.ts), in turn with the rest.
     const apart = await candidatesOfKindsApart(tx, table, request.claim, rules, request.rotation ?? new GroupRotation(), room);
     found = takeInTurn([apart.candidates, found], room.all);
-    const heldBack = tableLimit?.heldBack ?? apart.heldBack;
+    const filledTable = tableLimit?.plan?.fills === true && found.length >= tableLimit.room;
+    const heldBack = tableLimit?.heldBack ?? (filledTable ? 'full' : apart.heldBack);
     const result = (claimCount: TurnResult['claimCount'], claim: Claim, settlement: Settlement): TurnResult => ({
       settlement,
       claim,
