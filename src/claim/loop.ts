@@ -375,12 +375,10 @@ export class ClaimLoop {
 
   private async backOff(ms: number, signal: AbortSignal): Promise<void> {
     if (ms === 0) return;
+    if (this.rules.limited.length === 0 && !this.rules.tableLimited) await sleep(ms, undefined, { signal }).catch(() => undefined);
     // Under limits a job's end wakes the loop, to claim into the slot it frees: one that ended
     // before the wait began (a handler that finishes at once) must not be missed.
-    if (this.rules.limited.length > 0 || this.rules.tableLimited) {
-      if (this.firstOutcomeAt === undefined) await this.sleep(ms);
-    }
-    else await sleep(ms, undefined, { signal }).catch(() => undefined);
+    else if (this.firstOutcomeAt === undefined) await this.sleep(ms);
   }
 
   private sleep(ms: number): Promise<void> {
