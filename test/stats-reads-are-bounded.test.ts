@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { quoteIdentifier } from '../src/config/identifiers.js';
+import { JobQueue } from '../src/index.js';
+import * as statsSql from '../src/queue/sql/stats.js';
+import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
+
+// The reads `stats()`, the dashboard and /metrics make besides the counts read a few index entries
+// per kind, group and priority, not the table: on a table of about a million jobs, the server's
+// own handler counters show how many entries each statement read.
+
+let db: TestDatabase;
+const table = quoteIdentifier('jobs');
+const KINDS = ['email', 'report', 'sms'];
+const GROUPS = 4;
+const PRIORITIES = [-1, 0, 5];
+
+before(async () => {
+  db = await createTestDatabase();
+  const queue = await JobQueue.open(db.url);
+  try {
+    await queue.setup();
+    // 1,000 jobs of every kind, group and priority, a few of them delayed, kindless ones too ...
+    await queue.enqueueMany(
+      Array.from({ length: 1000 }, (_, n) => ({
+        ...(n % 10 !== 0 && { kind: KINDS[n % KINDS.length]!, ...(n % 3 === 0 && { group: `acct-${n % GROUPS}` }) }),
+        priority: PRIORITIES[n % PRIORITIES.length]!,
+        ...(n % 50 === 0 && { runAfter: new Date(Date.now() + 3_600_000) }),
+      })),
+    );
+    // ... some of them claimed ...
+    await queue.claim({ batchSize: 30, ownerId: 7, leaseSeconds: 600 });
+  } finally {
+    await queue.close();
+  }
+  // ... and doubled ten times: 1,024,000 rows.
+  const columns = 'status, owner_id, owner_date, run_after, claim_token, kind, payload, priority, job_group';
+  for (let i = 0; i < 10; i++) await db.admin.query(`INSERT INTO jobs (${columns}) SELECT ${columns} FROM jobs`);
+  await db.admin.query('ANALYZE TABLE jobs');
+});
+after(async () => db?.drop());
+
+/** Index entries a statement read, by the session's handler counters, and its rows. */
+async function entriesRead<T>(sql: string): Promise<{ read: number; rows: T[] }> {
+  const counters = async () => {
+    const [rows] = (await db.admin.query("SHOW SESSION STATUS WHERE Variable_name IN ('Handler_read_key', 'Handler_read_next', 'Handler_read_prev', 'Handler_read_first', 'Handler_read_last')")) as unknown as [Array<{ Value: string }>];
+    return rows.reduce((sum, row) => sum + Number(row.Value), 0);
+  };
+  const before = await counters();
+  const [rows] = (await db.admin.query(sql)) as unknown as [T[]];
+  return { read: (await counters()) - before - 5, rows };
+}
+
+const scanned = (sql: string) => db.rows<{ age_us: number | null }>(sql);
+
+test('the longest wait reads one index entry or so per priority, and agrees with a full read', async () => {
+  const { read, rows } = await entriesRead<{ age_us: number; max_id: number }>(statsSql.HEAD_AGE_AND_MAX_ID_SQL(table));
+  assert.ok(read < 50, `read ${read} index entries`);
+  const [full] = await scanned("SELECT TIMESTAMPDIFF(MICROSECOND, MIN(run_after), NOW(6)) AS age_us FROM jobs IGNORE INDEX (status_priority_run_after) WHERE status = 'unclaimed' AND run_after <= NOW(6)");
+  assert.ok(Math.abs(Number(rows[0]!.age_us) - Number(full!.age_us)) < 1_000_000, `${rows[0]!.age_us} against ${full!.age_us} µs`);
+  assert.ok(Number(rows[0]!.max_id) >= 1_024_000, 'the highest id');
+});
+
+test('the longest wait of each kind reads a few index entries per group and priority, and agrees with a full read', async () => {
+  const { read, rows } = await entriesRead<{ kind: string; age_us: number }>(statsSql.OLDEST_WAITING_BY_KIND_SQL(table));
+  const ranges = KINDS.length * (GROUPS + 1) * PRIORITIES.length;
+  assert.ok(read < 10 * ranges, `read ${read} index entries for ${ranges} ranges`);
+  const full = await db.rows<{ kind: string; age_us: number }>(
+    "SELECT kind, TIMESTAMPDIFF(MICROSECOND, MIN(run_after), NOW(6)) AS age_us FROM jobs IGNORE INDEX (kind_status_group_priority_run_after) WHERE kind IS NOT NULL AND status = 'unclaimed' AND run_after <= NOW(6) GROUP BY kind ORDER BY kind",
+  );
+  assert.deepEqual(
+    rows.map((row) => row.kind).sort(),
+    full.map((row) => row.kind),
+  );
+  for (const { kind, age_us } of full) assert.ok(Math.abs(Number(rows.find((row) => row.kind === kind)!.age_us) - Number(age_us)) < 1_000_000, kind);
+});
+
+test('the claimed jobs per owner read the claimed entries only', async () => {
+  const { read, rows } = await entriesRead<{ count: number }>(statsSql.CLAIMED_BY_OWNER_SQL(table));
+  const claimed = rows.reduce((sum, row) => sum + Number(row.count), 0);
+  assert.equal(claimed, 30 * 1024);
+  // About two handler reads per claimed entry: bounded by the claimed jobs, whatever the table holds.
+  assert.ok(read <= 2 * claimed + 10, `read ${read} index entries for ${claimed} claimed jobs`);
+});
