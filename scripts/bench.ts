@@ -45,6 +45,12 @@ import { quoteIdentifier, type QuotedIdentifier } from '../src/config/identifier
  *   limits     (not in the default set) limits on kinds: concurrency caps, rates and groups
  *              (limitScenarios, BENCH_LIMITS), each against its ideal rate or the same jobs
  *              unlimited.
+ *   monitoring (not in the default set) what watching the queue costs on a table of
+ *              BENCH_MONITORED_JOBS jobs (default 1,000,000: half waiting over 5 kinds, half done
+ *              and kept): stats() and a /metrics render against a full SELECT COUNT(*) (medians of
+ *              5), and the server's CPU over BENCH_MONITOR_SECONDS (default 10) with `jobq
+ *              dashboard` running and no viewer, and with one viewer asking every 2 s, against
+ *              the same time idle (scripts/bench/monitoring.ts).
  *   partitions (not in the default set) the jobs table partitioned on id (HASH and KEY, into
  *              BENCH_PARTITIONS, default 8) against the unpartitioned one: start-processing
  *              drains with 10 and 16 consumers taking turns over BENCH_ROUNDS, the backlog
@@ -71,6 +77,7 @@ import { JobQueue, type KindLimit } from '../src/index.js';
 import { articleTableSql } from '../src/queue/sql/schema.js';
 import { cpuSecondsOf, readServerCounters, serverPid, readServerSettings, sampleRss, type ServerCounters } from './bench/server-probe.js';
 import { buildBaseline } from './bench/baseline-build.js';
+import { measureMonitoring } from './bench/monitoring.js';
 import { lineChart } from './bench/svg-chart.js';
 import { startCli, type CliResult } from '../test/helpers/run-cli.js';
 
@@ -400,6 +407,22 @@ async function limitScenarios(): Promise<Result[]> {
     results.push(...measured.map((row) => ({ ...row, extra: { ...row.extra, cappedCpuPerJobToThis: Math.round((100 * capped.extra!.serverCpuMsPerJob!) / row.extra!.serverCpuMsPerJob!) / 100 } })));
   }
   return results;
+}
+
+/** The monitoring scenario's figures as rows: the reads against a full count, the dashboard's CPU against idle. */
+async function monitoringCost(): Promise<Result[]> {
+  const seconds = Number(process.env.BENCH_MONITOR_SECONDS ?? 10);
+  const m = await measureMonitoring(url, admin, database, Number(process.env.BENCH_MONITORED_JOBS ?? 1_000_000), seconds);
+  const row = (scenario: string, serverCpuPercent: number, extra: Record<string, number>): Result => ({ scenario, consumers: 0, jobs: m.jobs, jobsPerSecond: 0, deadlocks: 0, lockWaits: 0, serverCpuPercent, extra });
+  const read = (scenario: string, ms: number) => row(scenario, 0, { ms, toFullCount: Math.round((100 * ms) / m.fullCountMs) / 100 });
+  return [
+    read('full SELECT COUNT(*)', m.fullCountMs),
+    read('stats()', m.statsMs),
+    read('/metrics render', m.metricsMs),
+    row(`idle, ${seconds} s`, m.idleCpuPercent, {}),
+    row(`dashboard, no viewer, ${seconds} s`, m.dashboardNoViewerCpuPercent, {}),
+    row(`dashboard, one viewer, ${seconds} s`, m.dashboardOneViewerCpuPercent, {}),
+  ];
 }
 
 /** The most jobs claimed within any one second, by their claim times (owner_date of done jobs). */
@@ -837,6 +860,7 @@ try {
   for (const name of ['galera', 'group'] as const) if (SCENARIOS.includes(name)) for (const result of await clusterDrains(name)) log(result);
   if (SCENARIOS.includes('partitions')) for (const result of await partitionCost()) log(result);
   if (SCENARIOS.includes('limits')) for (const result of await limitScenarios()) log(result);
+  if (SCENARIOS.includes('monitoring')) for (const result of await monitoringCost()) log(result);
   if (SCENARIOS.includes('demo')) {
     for (const k of CONSUMERS) log(await drain(k, JOBS));
     if (STEADY_SECONDS > 0) log(await steady());
