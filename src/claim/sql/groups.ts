@@ -86,9 +86,10 @@ const nextGroup = (table: QuotedIdentifier, condition: string) => `
  * The groups of a kind with waiting jobs from a group on, round the end to the first group again:
  * one index dive per group, whatever the groups hold (a window of the index read through big
  * groups: 2,000 entries for 20 groups of 100, and 1,000 groups drained at 0.42x the same jobs
- * without groups where this does at 0.57x: bench-results/limits-groups.json), in `steps` statements that each set a session
- * variable from the one before (neither server starts a range read at a value from an outer
- * query, but both at a variable's). `@jobq_g0` is the first group at or after `from`; the last
+ * without groups where this does at 0.57x: bench-results/limits-groups.json), in `steps`
+ * statements that each set a session variable from the one before (neither server starts a range
+ * read at a value from an outer query, but both at a variable's; a loose index scan does it in
+ * one statement, but only while the index statistics say so: limits-groups-loose-scan.json). `@jobq_g0` is the first group at or after `from`; the last
  * statement returns them all in order, each with whether it has a row in jobq_group_locks when
  * `withLocks`; NULL where the kind has no group waiting. A group whose jobs are all delayed may be
  * among them. Params: kind, from; kind and kind per step; [queue, kind].
