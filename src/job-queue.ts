@@ -16,6 +16,7 @@ import { checkKind, toJobRow } from './queue/new-jobs.js';
 import { readTableLayout, type TableLayout } from './queue/table-layout.js';
 import { insertTarget, JobInserts, type EnqueueOptions } from './queue/enqueue.js';
 import { setupTable, type SetupOptions, type SetupResult } from './queue/setup.js';
+import { recountKeptCounts } from './queue/recount.js';
 import { pruneJobs, type PruneOptions, type PruneResult } from './queue/prune.js';
 import { enqueueDueTicks, listSchedules, removeSchedule, saveSchedule, type Schedule, type ScheduledJob, type ScheduleOptions } from './queue/schedules.js';
 import { DirectClaims, type FailOptions, type SettleOptions } from './claim/direct-claims.js';
@@ -263,7 +264,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
 
   /** Puts `failed` jobs (all, or those with the given ids) back to `unclaimed` with fresh attempts. */
   requeueFailed(ids?: readonly number[]): Promise<number> {
-    return this.described(() => requeueFailedJobs(this.db, this.quotedTable, ids));
+    return this.described(() => requeueFailedJobs(this.db, { name: this.table, quoted: this.quotedTable }, ids));
   }
 
   /** Per kind (jobs with a kind), the seconds the longest-waiting due job has waited since it came due. */
@@ -342,7 +343,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
    * alone and reported with its owner; so are done jobs, and ids with no job.
    */
   cancel(ids: readonly number[]): Promise<CancelResult> {
-    return this.described(() => cancelJobs(this.db, this.quotedTable, ids));
+    return this.described(() => cancelJobs(this.db, { name: this.table, quoted: this.quotedTable }, ids));
   }
 
   /**
@@ -351,7 +352,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
    */
   async prune(options: PruneOptions): Promise<PruneResult> {
     const { partitions } = await this.layout();
-    return this.described(() => pruneJobs(this.db, this.quotedTable, { ...options, ...(partitions > 0 && { keysOf: this.table }) }));
+    return this.described(() => pruneJobs(this.db, { name: this.table, quoted: this.quotedTable }, { ...options, partitioned: partitions > 0 }));
   }
 
   /**
@@ -366,6 +367,15 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
   async stats(): Promise<QueueStats> {
     const [pausedKinds, schedules, limits] = [await this.pausedKinds(), await this.schedules(), await this.limits()];
     return this.described(() => readQueueStats(this.db, { name: this.table, quoted: this.quotedTable }, { pausedKinds, schedules, limits }));
+  }
+
+  /**
+   * Sets the counts of done and failed jobs, which jobq keeps rather than counts, from the table
+   * (setup() does this too). Only needed after rows were changed by hand; workers go on meanwhile,
+   * waiting at most for the count (a read of the done and failed jobs' index entries).
+   */
+  recount(): Promise<void> {
+    return this.described(() => recountKeptCounts(this.db, { name: this.table, quoted: this.quotedTable }));
   }
 
   /**

@@ -30,11 +30,12 @@ before(async () => {
         ...(n % 50 === 0 && { runAfter: new Date(Date.now() + 3_600_000) }),
       })),
     );
-    // ... some of them claimed ...
+    // ... some of them claimed, about half of the rest done ...
     await queue.claim({ batchSize: 30, ownerId: 7, leaseSeconds: 600 });
   } finally {
     await queue.close();
   }
+  await db.admin.query("UPDATE jobs SET status = 'done' WHERE status = 'unclaimed' AND id % 2 = 0");
   // ... and doubled seven times: 128,000 rows.
   const columns = 'status, owner_id, owner_date, run_after, claim_token, kind, payload, priority, job_group';
   for (let i = 0; i < 7; i++) await db.admin.query(`INSERT INTO jobs (${columns}) SELECT ${columns} FROM jobs`);
@@ -43,17 +44,35 @@ before(async () => {
 after(async () => db?.drop());
 
 /** Index entries a statement read, by the session's handler counters, and its rows. */
-async function entriesRead<T>(sql: string): Promise<{ read: number; rows: T[] }> {
+async function entriesRead<T>(sql: string, values: unknown[] = []): Promise<{ read: number; rows: T[] }> {
   const counters = async () => {
     const [rows] = (await db.admin.query("SHOW SESSION STATUS WHERE Variable_name IN ('Handler_read_key', 'Handler_read_next', 'Handler_read_prev', 'Handler_read_first', 'Handler_read_last')")) as unknown as [Array<{ Value: string }>];
     return rows.reduce((sum, row) => sum + Number(row.Value), 0);
   };
   const before = await counters();
-  const [rows] = (await db.admin.query(sql)) as unknown as [T[]];
+  const [rows] = (await db.admin.query(sql, values)) as unknown as [T[]];
   return { read: (await counters()) - before - 5, rows };
 }
 
 const scanned = (sql: string) => db.rows<{ age_us: number | null }>(sql);
+
+test('the counts read the index entries of waiting and claimed jobs (and a dive per kind), not those of done jobs, and agree with a full count', async () => {
+  const { read, rows } = await entriesRead<{ scope: string; kind: string | null; status: string; count: number }>(statsSql.COUNT_JOBS_SQL(table), ['jobs', 'jobs', 'jobs']);
+  const full = await db.rows<{ kind: string | null; status: string; count: number }>(
+    "SELECT kind, status, COUNT(*) AS count FROM jobs IGNORE INDEX (status_priority_run_after, kind_status_group_priority_run_after) WHERE status IN ('unclaimed', 'claimed') GROUP BY kind, status",
+  );
+  const active = full.reduce((sum, row) => sum + Number(row.count), 0);
+  const [{ done }] = (await db.rows<{ done: number }>("SELECT COUNT(*) AS done FROM jobs WHERE status = 'done'")) as [{ done: number }];
+  assert.ok(Number(done) > 50_000, `${done} done jobs`);
+  // Each waiting or claimed job is read twice (the status index and the kind index; jobs of no
+  // kind once), and counted per kind in a temporary table (a key read each).
+  assert.ok(read < 3 * active + 100, `read ${read} index entries for ${active} waiting and claimed jobs beside ${done} done`);
+  const of = (scope: string, kind: string | null, status: string) => rows.filter((row) => row.scope === scope && row.kind === kind && row.status === status).reduce((sum, row) => sum + Number(row.count), 0);
+  for (const status of ['unclaimed', 'claimed']) {
+    assert.equal(of('all', null, status), full.filter((row) => row.status === status).reduce((sum, row) => sum + Number(row.count), 0), status);
+    for (const kind of KINDS) assert.equal(of('kind', kind, status), Number(full.find((row) => row.kind === kind && row.status === status)?.count ?? 0), `${kind} ${status}`);
+  }
+});
 
 test('the longest wait reads one index entry or so per priority, and agrees with a full read', async () => {
   const { read, rows } = await entriesRead<{ age_us: number; max_id: number }>(statsSql.HEAD_AGE_AND_MAX_ID_SQL(table));

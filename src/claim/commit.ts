@@ -3,6 +3,7 @@ import type { Database } from '../db/database.js';
 import type { Statement, Transaction } from '../db/transaction.js';
 import { WriteConflictError } from '../db/server-errors.js';
 import type { ClaimCount } from './running-totals.js';
+import { counterShard, keepRowCount, type CounterRow } from './kept-counts.js';
 import type { PendingWrite } from './pending-writes.js';
 import * as claimSql from './sql/claim.js';
 import * as completeSql from './sql/complete.js';
@@ -65,31 +66,59 @@ export class TurnCommit {
    */
   async commit<J extends ClaimedJob>(
     tx: Transaction,
-    lane: number | undefined,
+    counters: CounterRow | undefined,
     claimCount: ClaimCount,
     claim?: { jobs: J[]; writes: Statement[]; failedIds: number[]; candidates: number },
   ): Promise<{ jobs: J[]; settlement: Settlement }> {
     const jobs = claim?.jobs ?? [];
     if (claim !== undefined) this.committing = { claim: { token: this.token, jobs, candidates: claim.candidates, failedIds: claim.failedIds }, claimCount };
     const writes = claim?.writes ?? [];
-    const statements = [...writes, ...this.settles.map((settle) => settle.statement), ...this.totalsStatements(lane, claimCount)];
+    const settles = this.settleWrites(counters);
+    const statements = [...writes, ...settles.statements, ...this.totalsStatements(counters, claimCount)];
     const committed = await commitTurn(this.db, tx, this.table, statements, this.settles, { token: this.token, jobs });
-    return { jobs: committed.jobs, settlement: await this.settlement(committed.results.slice(writes.length)) };
+    return { jobs: committed.jobs, settlement: await this.settlement(settles.resultsOfSettles(committed.results.slice(writes.length))) };
   }
 
-  /** What a turn that claims nothing sends: the settle statements and the totals (none: nothing to send). */
-  settleStatements(): Statement[] {
-    return [...this.settles.map((settle) => settle.statement), ...this.totalsStatements(undefined, 'none')];
+  /** The counter row this turn adds to, in `lane` or in a row of turns without one; none for a turn that keeps no counts. */
+  counterRow(lane: number | undefined): CounterRow | undefined {
+    const queue = this.request.totals?.queue;
+    return queue === undefined ? undefined : { queue, shard: counterShard(lane) };
   }
 
-  /** Commits a turn that claims nothing, with its settleStatements, in one round trip. */
-  async commitSettles(tx: Transaction, statements: Statement[]): Promise<unknown[]> {
-    return (await commitTurn(this.db, tx, this.table, statements, this.settles)).results;
+  /**
+   * Commits a turn that claims nothing in one round trip: its settles and the totals (nothing to
+   * send, no transaction, when it has neither). Returns what the settles came to.
+   */
+  async commitSettles(db: Database): Promise<Settlement> {
+    const counters = this.counterRow(undefined);
+    const settles = this.settleWrites(counters);
+    const statements = [...settles.statements, ...this.totalsStatements(counters, 'none')];
+    if (statements.length === 0) return { settled: 0, lost: 0 };
+    const results = await db.transaction(async (tx) => (await commitTurn(this.db, tx, this.table, statements, this.settles)).results);
+    return this.settlement(settles.resultsOfSettles(results));
   }
 
-  private totalsStatements(lane: number | undefined, claim: ClaimCount): Statement[] {
+  /**
+   * The settle statements, each followed by the statement that adds its affected rows to a kept
+   * count where it changes one (ROW_COUNT() reads the statement just before); and how to find
+   * each settle's own result among theirs.
+   */
+  private settleWrites(counters: CounterRow | undefined): { statements: Statement[]; resultsOfSettles: (results: readonly unknown[]) => unknown[] } {
+    const statements: Statement[] = [];
+    const positions: number[] = [];
+    for (const settle of this.settles) {
+      positions.push(statements.length);
+      statements.push(settle.statement);
+      if (settle.keeps === undefined) continue;
+      if (counters === undefined) throw new Error('a settle that changes the kept counts needs the queue they belong to (request.totals)');
+      statements.push(keepRowCount(counters, settle.keeps));
+    }
+    return { statements, resultsOfSettles: (results) => positions.map((i) => results[i]) };
+  }
+
+  private totalsStatements(counters: CounterRow | undefined, claim: ClaimCount): Statement[] {
     const totals = this.request.totals;
-    return totals?.flush === true ? totals.pending.copy().addSettles(this.settles).addClaim(claim).statement(totals.queue, lane) : [];
+    return totals?.flush === true && counters !== undefined ? totals.pending.copy().addSettles(this.settles).addClaim(claim).statement(totals.queue, counters.shard) : [];
   }
 }
 

@@ -54,12 +54,12 @@ export class DirectClaims {
   }
 
   completeAndClaim(previous: Claim, options: ClaimOptions & { keepDone?: boolean }): Promise<{ settlement: Settlement; claim: Claim }> {
-    const settle = previous.jobs.length === 0 ? [] : [completion(this.table.quoted, previous, idsOf(previous), options.keepDone ?? DEFAULTS.keepDone)];
+    const settle = previous.jobs.length === 0 ? [] : completion(this.table.quoted, previous, idsOf(previous), options.keepDone ?? DEFAULTS.keepDone);
     return this.turn(settle, options);
   }
 
   release(claim: Claim, options: SettleOptions): Promise<Settlement> {
-    return this.settle(handBack(this.table.quoted, claim, idsOf(claim, options.ids)));
+    return this.settle([handBack(this.table.quoted, claim, idsOf(claim, options.ids))]);
   }
 
   async fail(claim: Claim, error: unknown, options: FailOptions): Promise<Settlement & { failed: number }> {
@@ -86,9 +86,9 @@ export class DirectClaims {
     return result;
   }
 
-  private async settle(settle: PendingWrite): Promise<Settlement> {
-    if (settle.ids.length === 0) return { settled: 0, lost: 0 };
-    return (await settleTurn(this.db, this.table.quoted, { settle: [settle], totals: this.addedToTotals() })).settlement;
+  private async settle(settle: PendingWrite[]): Promise<Settlement> {
+    if (settle.every((write) => write.ids.length === 0)) return { settled: 0, lost: 0 };
+    return (await settleTurn(this.db, this.table.quoted, { settle, totals: this.addedToTotals() })).settlement;
   }
 
   private addedToTotals() {

@@ -2,6 +2,7 @@ import type { Statement, Transaction } from '../db/transaction.js';
 import { DEFAULTS } from '../config/defaults.js';
 import { keepNoLessUrgentThanSkipped, type Candidate } from './candidate-order.js';
 import { withinKindRules, type KindRules } from './kind-rules.js';
+import { KeptDeltas, type CounterRow } from './kept-counts.js';
 import * as claimSql from './sql/claim.js';
 import type { ClaimedJob } from './types.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
@@ -14,7 +15,7 @@ export interface Locked {
   /** Jobs to mark claimed, in the order they were chosen (see Claim.jobs). */
   jobs: ClaimedJob[];
   /** Jobs whose lease ran out once too often: they go to `failed` instead. */
-  exhausted: number[];
+  exhausted: Array<{ id: number; kind: string | null }>;
   /** Candidates, less the locked jobs of kinds paused or limited since the candidates were read. */
   candidates: number;
 }
@@ -33,10 +34,19 @@ export async function lockCandidates(tx: Transaction, table: QuotedIdentifier, f
   return { ...takeLocked(keepNoLessUrgentThanSkipped(found, kept), found), candidates: found.length - (lockedJobs.length - kept.length) };
 }
 
-/** The third round trip's writes, before the COMMIT: exhausted jobs to `failed`, the others claimed under the token. */
-export function markStatements(table: QuotedIdentifier, locked: Locked, claim: { ownerId: number; token: Buffer; leaseMicroseconds: number }): Statement[] {
+/**
+ * The third round trip's writes, before the COMMIT: exhausted jobs to `failed` (and into the kept
+ * count of failed jobs: the rows are locked, so all of them change), the others claimed under the
+ * token. The claim's UPDATE comes last.
+ */
+export function markStatements(table: QuotedIdentifier, locked: Locked, claim: { ownerId: number; token: Buffer; leaseMicroseconds: number }, counters: CounterRow | undefined): Statement[] {
   const writes: Statement[] = [];
-  if (locked.exhausted.length > 0) writes.push([claimSql.MARK_FAILED_SQL(table), [LEASES_RAN_OUT, locked.exhausted]]);
+  if (locked.exhausted.length > 0) {
+    if (counters === undefined) throw new Error('a claim that fails exhausted jobs needs the queue whose kept counts they change (request.totals)');
+    const failed = new KeptDeltas();
+    for (const job of locked.exhausted) failed.add(job.kind, 'failed_jobs', 1);
+    writes.push([claimSql.MARK_FAILED_SQL(table), [LEASES_RAN_OUT, locked.exhausted.map((job) => job.id)]], ...failed.statements(counters));
+  }
   if (locked.jobs.length > 0) {
     writes.push([claimSql.MARK_CLAIMED_SQL(table), [claim.ownerId, claim.token, claim.leaseMicroseconds, locked.jobs.map((job) => job.id)]]);
   }
@@ -55,7 +65,7 @@ const LEASES_RAN_OUT =
  * kind shared between groups is their round-robin.
  */
 function takeLocked(locked: ReadonlyArray<LockedRow>, found: readonly Candidate[]): Omit<Locked, 'candidates'> {
-  const exhausted = locked.filter((job) => job.leaseExpiries >= DEFAULTS.maxLeaseExpiries).map((job) => job.id);
+  const exhausted = locked.filter((job) => job.leaseExpiries >= DEFAULTS.maxLeaseExpiries).map(({ id, kind }) => ({ id, kind }));
   const runnable = locked.filter((job) => job.leaseExpiries < DEFAULTS.maxLeaseExpiries);
   const suspect = runnable.find((job) => job.leaseExpiries > 0);
   const position = new Map(found.map((candidate, i) => [candidate.id, i]));

@@ -129,7 +129,7 @@ export class ClaimLoop {
 
   /** The job threw: back to the queue after a delay, or to `failed`, in the next turn. */
   fail(claim: Claim, id: number, error: unknown): void {
-    this.otherOutcomes.push(failure(this.table, claim, [id], error, this.settings));
+    this.otherOutcomes.push(...failure(this.table, claim, [id], error, this.settings));
     this.outcome(claim, [id]);
   }
 
@@ -344,7 +344,7 @@ export class ClaimLoop {
   /** The outcomes recorded so far and the lease renewals due, as settle statements. */
   private takeSettles(): PendingWrite[] {
     const settles: PendingWrite[] = [];
-    for (const [claim, ids] of this.completed) settles.push(completion(this.table, claim, ids, this.settings.keepDone));
+    for (const [claim, ids] of this.completed) settles.push(...completion(this.table, claim, ids, this.settings.keepDone));
     settles.push(...this.otherOutcomes);
     this.completed.clear();
     this.otherOutcomes = [];

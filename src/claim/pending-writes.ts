@@ -1,4 +1,5 @@
 import type { Statement } from '../db/transaction.js';
+import type { KeptChange } from './kept-counts.js';
 import * as completeSql from './sql/complete.js';
 import type { Claim, ClaimedJob } from './types.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
@@ -16,6 +17,8 @@ export interface PendingWrite {
   counted: boolean;
   /** How many jobs came to which outcome, per kind, for the running totals (sql/counters.ts); releases and renewals add nothing. */
   outcomes?: ReadonlyArray<{ kind: string | null; outcome: Outcome; count: number }>;
+  /** The rows it changes are jobs of one kind that now count as done or failed (sql/counters.ts): added from its affected rows, in its transaction. */
+  keeps?: KeptChange;
 }
 
 export type Outcome = 'completed' | 'failed' | 'retried';
@@ -35,10 +38,36 @@ function outcomesOf(claim: Claim, ids: readonly number[], outcomeOf: (job: Claim
   return [...counts.values()];
 }
 
-/** Deletes finished jobs, or marks them `done` with `keepDone`. */
-export function completion(table: QuotedIdentifier, claim: Claim, ids: readonly number[], keepDone: boolean): PendingWrite {
-  const sql = (keepDone ? completeSql.MARK_DONE_SQL : completeSql.DELETE_OWNED_SQL)(table);
-  return { statement: [sql, [ids, claim.token]], token: claim.token, ids, counted: true, outcomes: outcomesOf(claim, ids, () => 'completed') };
+/**
+ * The jobs of `ids`, split by `keyOf` (of the claim's job) into lists in the order first seen.
+ * A settle that moves jobs into a kept count is one statement per kind (and outcome): its
+ * affected rows are then that kind's, whichever of its jobs a lost lease took away.
+ */
+function splitBy(claim: Claim, ids: readonly number[], keyOf: (job: ClaimedJob) => string): Array<{ job: ClaimedJob; ids: number[] }> {
+  const jobs = new Map(claim.jobs.map((job) => [job.id, job]));
+  const parts = new Map<string, { job: ClaimedJob; ids: number[] }>();
+  for (const id of ids) {
+    const job = jobs.get(id)!;
+    const key = keyOf(job);
+    const part = parts.get(key);
+    if (part === undefined) parts.set(key, { job, ids: [id] });
+    else part.ids.push(id);
+  }
+  return [...parts.values()];
+}
+
+/** Deletes finished jobs, or marks them `done` with `keepDone` (one statement per kind: see splitBy). */
+export function completion(table: QuotedIdentifier, claim: Claim, ids: readonly number[], keepDone: boolean): PendingWrite[] {
+  const settle = (sql: string, part: readonly number[], keeps?: KeptChange): PendingWrite => ({
+    statement: [sql, [part, claim.token]],
+    token: claim.token,
+    ids: part,
+    counted: true,
+    outcomes: outcomesOf(claim, part, () => 'completed'),
+    ...(keeps !== undefined && { keeps }),
+  });
+  if (!keepDone) return [settle(completeSql.DELETE_OWNED_SQL(table), ids)];
+  return splitBy(claim, ids, (job) => job.kind ?? '').map((part) => settle(completeSql.MARK_DONE_SQL(table), part.ids, { kind: part.job.kind, count: 'done_jobs', sign: 1 }));
 }
 
 /** Hands jobs back to the queue, due at once. */
@@ -54,11 +83,21 @@ export interface RetryPolicy {
 /** The text kept in `last_error`: the error's message, at most 1,000 characters. */
 export const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error)).slice(0, 1000);
 
-/** Sends failed jobs back after a growing delay, or to `failed` once out of attempts, keeping the error. */
-export function failure(table: QuotedIdentifier, claim: Claim, ids: readonly number[], error: unknown, policy: RetryPolicy): PendingWrite {
-  const values = [policy.maxAttempts, policy.maxAttempts, Math.round(policy.retryDelayMs * 1000), errorText(error), ids, claim.token];
-  const outcomes = outcomesOf(claim, ids, (job) => (job.attempts >= policy.maxAttempts ? 'failed' : 'retried'));
-  return { statement: [completeSql.FAIL_OWNED_SQL(table), values], token: claim.token, ids, counted: true, outcomes };
+/**
+ * Sends failed jobs back after a growing delay, or to `failed` once out of attempts, keeping the
+ * error. Those that fail for good go in a statement per kind (see splitBy); the SQL decides by the
+ * row's attempts, which the claim read and nobody changes while the claim holds the row.
+ */
+export function failure(table: QuotedIdentifier, claim: Claim, ids: readonly number[], error: unknown, policy: RetryPolicy): PendingWrite[] {
+  const failsForGood = (job: ClaimedJob) => job.attempts >= policy.maxAttempts;
+  return splitBy(claim, ids, (job) => (failsForGood(job) ? `failed:${job.kind ?? ''}` : 'retried')).map(({ job, ids: part }) => ({
+    statement: [completeSql.FAIL_OWNED_SQL(table), [policy.maxAttempts, policy.maxAttempts, Math.round(policy.retryDelayMs * 1000), errorText(error), part, claim.token]],
+    token: claim.token,
+    ids: part,
+    counted: true,
+    outcomes: outcomesOf(claim, part, (each) => (failsForGood(each) ? 'failed' : 'retried')),
+    ...(failsForGood(job) && { keeps: { kind: job.kind, count: 'failed_jobs', sign: 1 } satisfies KeptChange }),
+  }));
 }
 
 /** Pushes the lease end of jobs still held to `leaseSeconds` from now. */

@@ -1,11 +1,6 @@
-import { randomInt } from 'node:crypto';
 import type { Statement } from '../db/transaction.js';
 import type { Outcome, PendingWrite } from './pending-writes.js';
 import { addCountsSql } from './sql/counters.js';
-
-// Turns without a lane (settling only, or a library claim) add to one of these rows, above any
-// lane number: they seldom meet, and never a lane's row.
-const SHARDS_WITHOUT_LANE = { first: 1000, count: 16 };
 
 /** What a turn's claim counts as: a claim that took jobs, one that found candidates but locked none, or neither (an idle poll). */
 export type ClaimCount = 'claimed' | 'empty' | 'none';
@@ -51,13 +46,11 @@ export class TotalsTally {
   }
 
   /**
-   * The statement that adds these counts to the queue's totals, into the row of `lane` (or a
-   * random row of their own for turns without one; no two turns in flight hold a lane, so they
-   * never wait for each other's row); none when there is nothing to add.
+   * The statement that adds these counts to the queue's totals, into counter row `shard`
+   * (kept-counts.ts, counterShard); none when there is nothing to add.
    */
-  statement(queue: string, lane: number | undefined): Statement[] {
+  statement(queue: string, shard: number): Statement[] {
     if (this.empty) return [];
-    const shard = lane ?? SHARDS_WITHOUT_LANE.first + randomInt(SHARDS_WITHOUT_LANE.count);
     const values = [...this.byKind].flatMap(([kind, c]) => [queue, kind, shard, c.completed, c.failed, c.retried, c.claims, c.emptyClaims]);
     return [[addCountsSql(this.byKind.size), values]];
   }

@@ -35,6 +35,7 @@ export async function claimTurn(db: Database, table: QuotedIdentifier, request: 
     const reader = new CandidateReader(tx, table, claimScope(request.claim, request.rules), batchSize, request);
     const first = await firstRoundTrip(tx, table, request, reader);
     const { lane, rules } = first;
+    const counters = turn.counterRow(lane?.index);
     let found = first.candidates ?? (await reader.ofLane(lane));
     if (found.length === 0 && lane !== undefined && lane.count > 1) found = await reader.stale();
     // The jobs the turn settles free their slots for it: only limits need them listed.
@@ -61,15 +62,16 @@ export async function claimTurn(db: Database, table: QuotedIdentifier, request: 
       ...(heldBack !== undefined && { heldBack }),
     });
     const nothingClaimed = async (claimCount: TurnResult['claimCount'], candidates: number) =>
-      result(claimCount, { token, jobs: [], candidates, failedIds: [] }, (await turn.commit(tx, lane?.index, claimCount)).settlement);
+      result(claimCount, { token, jobs: [], candidates, failedIds: [] }, (await turn.commit(tx, counters, claimCount)).settlement);
     if (found.length === 0) return nothingClaimed('none', 0);
     const locked = await lockCandidates(tx, table, found, rules, apart.ids);
     if (locked.jobs.length === 0 && locked.exhausted.length === 0) return nothingClaimed(locked.candidates > 0 ? 'empty' : 'none', locked.candidates);
     // The rates' log after the claim's UPDATE: a claim is logged no earlier than its jobs' owner_date,
     // however long the statements between take on a loaded server.
-    const marks = markStatements(table, locked, { ownerId, token, leaseMicroseconds });
+    const marks = markStatements(table, locked, { ownerId, token, leaseMicroseconds }, counters);
     const writes = [...marks, ...limitWrites(rules?.queue ?? '', [...spentApart(apart, locked.jobs), ...spentUnderTableLimit(tableLimit, locked.jobs)])];
-    const claim = { jobs: locked.jobs, failedIds: locked.exhausted, candidates: locked.candidates, writes };
+    const failedIds = locked.exhausted.map((job) => job.id);
+    const claim = { jobs: locked.jobs, failedIds, candidates: locked.candidates, writes };
     if (db.galera !== undefined && locked.jobs.length > 0) {
       // Galera's row locks are local to a node, and its certification does not catch every lost
       // update: on a 3-node cluster, two claims of the same 200 jobs on two nodes both committed
@@ -80,16 +82,13 @@ export async function claimTurn(db: Database, table: QuotedIdentifier, request: 
       if ((updated[marks.length - 1] as { affectedRows: number }).affectedRows !== locked.jobs.length) throw new WriteConflictError('a claimed job was taken by another node');
       claim.writes = [];
     }
-    const { jobs, settlement } = await turn.commit(tx, lane?.index, 'claimed', claim);
-    return result('claimed', { token, jobs, candidates: locked.candidates, failedIds: locked.exhausted }, settlement);
+    const { jobs, settlement } = await turn.commit(tx, counters, 'claimed', claim);
+    return result('claimed', { token, jobs, candidates: locked.candidates, failedIds }, settlement);
   });
 }
 
 /** A turn that only settles: the settle statements and the running totals with the COMMIT, in one round trip. */
 export async function settleTurn(db: Database, table: QuotedIdentifier, request: SettleRequest): Promise<SettleResult> {
   const turn = new TurnCommit(db, table, request);
-  const statements = turn.settleStatements();
-  if (statements.length === 0) return { settlement: { settled: 0, lost: 0 }, totalsAdded: turn.totalsAdded };
-  const results = await db.transaction((tx) => turn.commitSettles(tx, statements));
-  return { settlement: await turn.settlement(results), totalsAdded: turn.totalsAdded };
+  return { settlement: await turn.commitSettles(db), totalsAdded: turn.totalsAdded };
 }

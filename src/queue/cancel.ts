@@ -1,5 +1,6 @@
 import type { Database } from '../db/database.js';
 import * as cancelSql from './sql/cancel.js';
+import { counterShard, KeptDeltas } from '../claim/kept-counts.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
 
 /** What {@link cancelJobs} did with each id it was given. */
@@ -17,16 +18,22 @@ export interface CancelResult {
 // Locks at most this many rows per transaction: a long --ids list does not hold a big lock set.
 const CHUNK = 1000;
 
-/** Cancels the jobs that nobody works on, reporting the others; one transaction per chunk of ids. */
-export async function cancelJobs(db: Database, table: QuotedIdentifier, ids: readonly number[]): Promise<CancelResult> {
+/**
+ * Cancels the jobs that nobody works on, reporting the others; one transaction per chunk of ids,
+ * which takes the failed jobs it deletes off the kept count of failed jobs.
+ */
+export async function cancelJobs(db: Database, table: { name: string; quoted: QuotedIdentifier }, ids: readonly number[]): Promise<CancelResult> {
   const result: CancelResult = { cancelled: [], running: [], done: [], unknown: [] };
   const unique = [...new Set(ids)];
+  const counters = { queue: table.name, shard: counterShard(undefined) };
   for (let start = 0; start < unique.length; start += CHUNK) {
     const chunk = unique.slice(start, start + CHUNK);
     const rows = await db.transaction(async (tx) => {
-      const [found] = (await tx.run([cancelSql.LOCK_JOBS_SQL(table), [chunk]])) as [Array<{ id: number; status: string; owner_id: number; lease_left_us: number }>];
-      const cancellable = found.filter((row) => row.status === 'unclaimed' || row.status === 'failed').map((row) => Number(row.id));
-      if (cancellable.length > 0) await tx.run([cancelSql.DELETE_CANCELLABLE_SQL(table), [cancellable]]);
+      const [found] = (await tx.run([cancelSql.LOCK_JOBS_SQL(table.quoted), [chunk]])) as [Array<{ id: number; kind: string | null; status: string; owner_id: number; lease_left_us: number }>];
+      const cancellable = found.filter((row) => row.status === 'unclaimed' || row.status === 'failed');
+      const failed = new KeptDeltas();
+      for (const row of cancellable) if (row.status === 'failed') failed.add(row.kind, 'failed_jobs', -1);
+      if (cancellable.length > 0) await tx.run([cancelSql.DELETE_CANCELLABLE_SQL(table.quoted), [cancellable.map((row) => Number(row.id))]], ...failed.statements(counters));
       return found;
     });
     const byId = new Map(rows.map((row) => [Number(row.id), row]));

@@ -9,6 +9,7 @@ import { idRange, KeyedInsert, type IdRange } from './keyed-insert.js';
 import type { JobRow } from './new-jobs.js';
 import { ID_RANGE_OF_KEYS_SQL, INSERT_ONE_JOB_SQL, insertJobsSql } from './sql/enqueue.js';
 import { addGroupedKindsSql } from '../claim/sql/groups.js';
+import { listKindsSql } from '../claim/sql/counters.js';
 import * as keySql from './sql/job-keys.js';
 import type { EnqueueResult } from './types.js';
 import { loadJobSpans } from '../tracing/job-spans.js';
@@ -65,7 +66,8 @@ export function insertTarget(database: string, name: string): InsertTarget {
  * caller's transaction.
  */
 export class JobInserts {
-  /** Kinds this process has listed in jobq_grouped_kinds already. */
+  /** Kinds this process has listed in jobq_counters and in jobq_grouped_kinds already. */
+  private readonly listedKinds = new Set<string>();
   private readonly groupedKinds = new Set<string>();
 
   constructor(
@@ -79,7 +81,7 @@ export class JobInserts {
   /** One job in one round trip (and, the first time a job of its kind has a group, one before); its id. */
   async one(row: JobRow, options: EnqueueOptions): Promise<number> {
     const caller = callerOf(options);
-    await this.listGroupedKinds([row]);
+    await this.listKinds([row]);
     return this.traced([row], (id) => id, async () => {
       if (await this.partitioned()) return (await this.insertKeyed([row], caller, true))!.firstId!;
       if (this.readsBackInserts(caller)) return (await this.insertReadBack([row])).firstId!;
@@ -92,20 +94,28 @@ export class JobInserts {
   async many(rows: JobRow[], options: EnqueueOptions & { idRange?: boolean }): Promise<EnqueueResult> {
     const caller = callerOf(options);
     if (rows.length === 0) return { count: 0, firstId: null, lastId: null };
-    await this.listGroupedKinds(rows);
+    await this.listKinds(rows);
     return this.traced(rows, (result) => result.firstId, () => this.insertMany(rows, caller, options.idRange !== false));
   }
 
   /**
-   * Lists the kinds of the rows that carry a group in jobq_grouped_kinds (claim/sql/groups.ts), on
-   * the queue's own connection and before the rows go in: workers then share those kinds between
+   * Lists the kinds of the rows, on the queue's own connection and before the rows go in: in
+   * jobq_counters, whose kinds stats() counts the jobs of (claim/sql/counters.ts), and, those that
+   * carry a group, in jobq_grouped_kinds (claim/sql/groups.ts), so that workers share them between
    * groups from the moment the jobs are there. Once per kind and process.
    */
-  private async listGroupedKinds(rows: readonly JobRow[]): Promise<void> {
-    const kinds = [...new Set(rows.filter((row) => row[8] !== null && !this.groupedKinds.has(row[1]!)).map((row) => row[1]!))];
-    if (kinds.length === 0) return;
-    await this.run(addGroupedKindsSql(kinds.length), kinds.flatMap((kind) => [this.table.name, kind]));
-    for (const kind of kinds) this.groupedKinds.add(kind);
+  private async listKinds(rows: readonly JobRow[]): Promise<void> {
+    const unlisted = (listed: Set<string>, of: readonly JobRow[]) => [...new Set(of.filter((row) => row[1] !== null && !listed.has(row[1])).map((row) => row[1]!))];
+    const kinds = unlisted(this.listedKinds, rows);
+    const grouped = unlisted(this.groupedKinds, rows.filter((row) => row[8] !== null));
+    const statements = [
+      ...(kinds.length === 0 ? [] : [[listKindsSql(kinds.length), kinds.flatMap((kind) => [this.table.name, kind])] as const]),
+      ...(grouped.length === 0 ? [] : [[addGroupedKindsSql(grouped.length), grouped.flatMap((kind) => [this.table.name, kind])] as const]),
+    ];
+    if (statements.length === 0) return;
+    await this.run(statements.map(([sql]) => sql).join(';\n'), statements.flatMap(([, values]) => values));
+    for (const kind of kinds) this.listedKinds.add(kind);
+    for (const kind of grouped) this.groupedKinds.add(kind);
   }
 
   /**

@@ -1,7 +1,9 @@
 import type { QuotedIdentifier } from '../config/identifiers.js';
 import type { Database } from '../db/database.js';
 import { REQUEUE_FAILED_SQL } from '../claim/sql/complete.js';
-import { FAILED_PAGE_SQL } from './sql/failed-jobs.js';
+import { FAILED_PAGE_SQL, LOCK_FAILED_BEFORE_SQL, LOCK_FAILED_SQL } from './sql/failed-jobs.js';
+import { counterShard, KeptDeltas } from '../claim/kept-counts.js';
+import type { Statement } from '../db/transaction.js';
 import type { FailedJob } from './types.js';
 
 /** A page of failed jobs, the latest failure first (at most 500 a page). */
@@ -22,9 +24,33 @@ export async function readFailedJobs(db: Database, table: QuotedIdentifier, page
   }));
 }
 
-/** Puts failed jobs (all, or those with these ids) back to `unclaimed` with fresh attempts; how many. */
-export async function requeueFailedJobs(db: Database, table: QuotedIdentifier, ids?: readonly number[]): Promise<number> {
-  const byIds = ids !== undefined;
-  if (byIds && ids.length === 0) return 0;
-  return (await db.query<{ affectedRows: number }>(REQUEUE_FAILED_SQL(table, byIds), byIds ? [ids] : [])).affectedRows;
+// Locks at most this many rows per transaction: requeueing a million failed jobs holds no big lock set.
+const CHUNK = 1000;
+
+/**
+ * Puts failed jobs (all that failed before it began, or those with these ids) back to
+ * `unclaimed` with fresh attempts, one transaction per chunk; how many.
+ */
+export async function requeueFailedJobs(db: Database, table: { name: string; quoted: QuotedIdentifier }, ids?: readonly number[]): Promise<number> {
+  const counters = { queue: table.name, shard: counterShard(undefined) };
+  const requeueChunk = (lock: Statement) =>
+    db.transaction(async (tx) => {
+      const [locked] = (await tx.run(lock)) as [Array<{ id: number; kind: string | null }>];
+      if (locked.length === 0) return 0;
+      const failed = new KeptDeltas();
+      for (const row of locked) failed.add(row.kind, 'failed_jobs', -1);
+      await tx.commitWith([REQUEUE_FAILED_SQL(table.quoted), [locked.map((row) => row.id)]], ...failed.statements(counters));
+      return locked.length;
+    });
+  let requeued = 0;
+  if (ids !== undefined) {
+    for (let start = 0; start < ids.length; start += CHUNK) requeued += await requeueChunk([LOCK_FAILED_SQL(table.quoted), [ids.slice(start, start + CHUNK)]]);
+    return requeued;
+  }
+  const [{ now }] = await db.query<Array<{ now: Date | string }>>('SELECT NOW(6) AS now');
+  for (;;) {
+    const chunk = await requeueChunk([LOCK_FAILED_BEFORE_SQL(table.quoted), [now, CHUNK]]);
+    requeued += chunk;
+    if (chunk < CHUNK) return requeued;
+  }
 }

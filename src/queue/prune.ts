@@ -3,6 +3,8 @@ import { parseDuration } from '../config/duration.js';
 import { ExitCode, JobqError } from '../errors.js';
 import * as keySql from './sql/job-keys.js';
 import * as pruneSql from './sql/prune.js';
+import { counterShard, keepRowCount } from '../claim/kept-counts.js';
+import type { Statement } from '../db/transaction.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
 
 /** Which finished jobs to delete: those that ended longer ago than this (`7d`, `12h`, or seconds). */
@@ -31,10 +33,13 @@ export interface PruneResult {
 const CHUNK = 1000;
 
 /**
- * Deletes done and failed jobs that ended before the cuts, oldest first, in chunks of autocommit
- * statements: no long transaction, no big lock set, and workers claim on between them.
+ * Deletes done and failed jobs that ended before the cuts, oldest first, a chunk per transaction:
+ * no long transaction, no big lock set, and workers claim on between them. With `partitioned`,
+ * then prunes the keys of gone jobs (sql/job-keys.ts).
  */
-export async function pruneJobs(db: Database, table: QuotedIdentifier, options: PruneOptions & { keysOf?: string }): Promise<PruneResult> {
+export async function pruneJobs(db: Database, target: { name: string; quoted: QuotedIdentifier }, options: PruneOptions & { partitioned?: boolean }): Promise<PruneResult> {
+  const table = target.quoted;
+  const counters = { queue: target.name, shard: counterShard(undefined) };
   const result: PruneResult = { done: 0, failed: 0, keys: 0, chunks: 0 };
   const cuts = [
     ['done', options.doneOlderThan, 'doneOlderThan'],
@@ -51,17 +56,28 @@ export async function pruneJobs(db: Database, table: QuotedIdentifier, options: 
   }
   for (const [status, ageMicroseconds] of cutsToPrune) {
     for (;;) {
-      const rows = await db.query<Array<{ id: number }>>(pruneSql.ENDED_BEFORE_SQL(table), [status, ageMicroseconds, CHUNK]);
+      const rows = await db.query<Array<{ id: number; kind: string | null }>>(pruneSql.ENDED_BEFORE_SQL(table), [status, ageMicroseconds, CHUNK]);
       if (rows.length === 0) break;
-      const deleted = await db.query<{ affectedRows: number }>(pruneSql.DELETE_ENDED_SQL(table), [rows.map((row) => row.id), status]);
-      result[status] += deleted.affectedRows;
+      const byKind = new Map<string | null, number[]>();
+      for (const { id, kind } of rows) {
+        const ids = byKind.get(kind);
+        if (ids === undefined) byKind.set(kind, [id]);
+        else ids.push(id);
+      }
+      const count = status === 'done' ? 'done_jobs' : 'failed_jobs';
+      const statements = [...byKind].flatMap(([kind, ids]): Statement[] => [
+        [pruneSql.DELETE_ENDED_SQL(table), [ids, status]],
+        keepRowCount(counters, { kind, count, sign: -1 }),
+      ]);
+      const results = await db.transaction((tx) => tx.commitWith(...statements));
+      result[status] += results.reduce((sum: number, each, i) => sum + (i % 2 === 0 ? (each as { affectedRows: number }).affectedRows : 0), 0);
       result.chunks++;
       // Jobs that end while it runs join the range: what is left never goes below none.
       options.onProgress?.(result, Math.max(0, toDelete - result.done - result.failed));
       if (rows.length < CHUNK) break;
     }
   }
-  if (options.keysOf !== undefined) await pruneKeys(db, table, options.keysOf, result, options.onProgress);
+  if (options.partitioned === true) await pruneKeys(db, table, target.name, result, options.onProgress);
   return result;
 }
 

@@ -10,6 +10,7 @@ import * as partitionSql from './sql/partitions.js';
 import type { PartitionMethod } from './sql/partitions.js';
 import { COUNT_ROWS_SQL, DROP_TABLE_SQL } from './sql/schema.js';
 import { checkPartitions, readTableLayout, type TableLayout } from './table-layout.js';
+import { recountKeptCounts } from './recount.js';
 
 export interface SetupOptions {
   /** Drop and create the table (the article's setup). Refused on a non-empty table unless `force`. */
@@ -49,7 +50,7 @@ export interface SetupResult {
 
 /**
  * Creates the table or migrates it keeping its rows (see JobQueue.setup); then sets its lanes and
- * its partitioning as asked.
+ * its partitioning as asked, and recounts its kept counts.
  */
 export async function setupTable(db: Database, table: { name: string; quoted: QuotedIdentifier }, options: SetupOptions): Promise<Omit<SetupResult, 'layout'>> {
   if (options.lanes !== undefined && !(Number.isInteger(options.lanes) && options.lanes >= 1 && options.lanes <= MAX_LANES)) {
@@ -90,6 +91,7 @@ export async function setupTable(db: Database, table: { name: string; quoted: Qu
       await db.query(insertLanesSql(options.lanes), Array(options.lanes).fill(table.name));
     }
     if (partitioning !== undefined) await partition(db, table, partitioning, run);
+    await recountKeptCounts(db, table);
     return { from, to, dropped };
   } finally {
     await (await watch?.catch(() => undefined))?.close();

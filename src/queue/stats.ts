@@ -13,9 +13,16 @@ const noTotals = () => ({ completed: 0, failed: 0, retried: 0 });
 /** Counts per status and per kind (zeros included), paused kinds, the longest wait and claimed jobs per owner. */
 export async function readQueueStats(db: Database, table: { name: string; quoted: QuotedIdentifier }, seen: { pausedKinds: string[]; schedules: Schedule[]; limits: KindLimitStatus[] }): Promise<QueueStats> {
   const zero = () => Object.fromEntries(JOB_STATUSES.map((status) => [status, 0])) as Record<JobStatus, number>;
-  const rows = await db.query<Array<{ scope: 'all' | 'kind'; kind: string | null; status: JobStatus; count: number; due: number | null }>>(
-    statsSql.COUNT_BY_STATUS_AND_KIND_SQL(table.quoted),
+  const counted = await db.query<Array<{ scope: 'all' | 'kind' | 'kept'; kind: string | null; status: JobStatus; count: number | string; due: number | null }>>(
+    statsSql.COUNT_JOBS_SQL(table.quoted),
+    [table.name, table.name, table.name],
   );
+  // A kept count (of done or failed jobs, '' for no kind) counts towards all jobs and its kind's.
+  const rows = counted.flatMap((row) => {
+    if (row.scope !== 'kept') return [row];
+    if (Number(row.count) === 0) return [];
+    return [{ ...row, scope: 'all' as const, kind: null }, ...(row.kind === '' ? [] : [{ ...row, scope: 'kind' as const }])];
+  });
   const { pausedKinds, schedules, limits } = seen;
   const totalRows = await db.query<Array<{ kind: string; completed: string; failed: string; retried: string; claims: string; empty_claims: string }>>(
     countersSql.TOTALS_BY_KIND_SQL,

@@ -47,12 +47,12 @@ export const EXTEND_LEASE_SQL = (table: QuotedIdentifier) => `
      SET run_after = NOW(6) + INTERVAL ? MICROSECOND
    WHERE id IN (?) AND claim_token = ?`;
 
-/** Puts failed jobs back in the queue with fresh attempts. Params: none or [ids]. */
-export const REQUEUE_FAILED_SQL = (table: QuotedIdentifier, byIds: boolean) => `
-  UPDATE ${table}
+/** Puts failed jobs back in the queue with fresh attempts. Params: [ids]. */
+export const REQUEUE_FAILED_SQL = (table: QuotedIdentifier) => `
+  UPDATE ${table} FORCE INDEX (PRIMARY)
      SET status = 'unclaimed', attempts = 0, lease_expiries = 0, claim_token = DEFAULT, owner_id = DEFAULT,
          owner_date = NOW(6), run_after = NOW(6)
-   WHERE status = 'failed'${byIds ? ' AND id IN (?)' : ''}`;
+   WHERE id IN (?) AND status = 'failed'`;
 
 /**
  * A handler failed on these jobs: each goes back to the queue after a delay that doubles with

@@ -1,11 +1,26 @@
+import type { QuotedIdentifier } from '../../config/identifiers.js';
+import { addColumnsOnceSql } from '../../db/add-columns-once.js';
 /**
- * Jobs completed, failed for good and retried, per queue and kind, kept as running totals: a
+ * Two kinds of counts per queue and kind, in rows spread over shards.
+ *
+ * Jobs completed, failed for good and retried, kept as running totals: a
  * deleted job leaves no row to count. Workers add to them in the COMMIT round trip of the claim
  * turn that settles the jobs, so they cost a statement but no round trip. Each claim turn adds to
  * the row of its own lane (`shard`): no two turns in flight hold a lane, so they never wait for
  * each other's counter row. Jobs without a kind count under ''; so do the claims and empty claims
  * (claims that found candidates but locked none), which have no kind.
+ *
+ * And the jobs kept as `done` and `failed` in the table now (done_jobs, failed_jobs): changed in
+ * the same transaction as the rows they count, by every statement that makes or removes such a
+ * job, so that reading them costs a few rows where counting would read every finished job. A
+ * shard's figure may go below zero (a job counted done in one row is pruned in another); the sum
+ * over shards is the count. recountSql() sets them from the table.
  */
+
+const KEPT_COUNT_COLUMNS = ['done_jobs BIGINT NOT NULL DEFAULT 0', 'failed_jobs BIGINT NOT NULL DEFAULT 0'];
+
+/** A count kept of the jobs in the table with this status. */
+export type KeptCount = 'done_jobs' | 'failed_jobs';
 
 export const CREATE_COUNTERS_TABLE_SQL = `
   CREATE TABLE IF NOT EXISTS jobq_counters (
@@ -17,6 +32,7 @@ export const CREATE_COUNTERS_TABLE_SQL = `
     retried BIGINT UNSIGNED NOT NULL DEFAULT 0,
     claims BIGINT UNSIGNED NOT NULL DEFAULT 0,
     empty_claims BIGINT UNSIGNED NOT NULL DEFAULT 0,
+    ${KEPT_COUNT_COLUMNS.join(', ')},
     PRIMARY KEY (queue, kind, shard)
   ) ENGINE = InnoDB COMMENT = 'jobq: jobs completed, failed and retried, per kind, since the table was made'`;
 
@@ -27,8 +43,67 @@ export const addCountsSql = (rows: number) => `
   ON DUPLICATE KEY UPDATE completed = completed + VALUES(completed), failed = failed + VALUES(failed),
     retried = retried + VALUES(retried), claims = claims + VALUES(claims), empty_claims = empty_claims + VALUES(empty_claims)`;
 
+/** The kept counts' columns, added to a jobq_counters made before them (the table is shared by every queue of the database). */
+export const ADD_KEPT_COUNTS_SQL = addColumnsOnceSql('jobq_counters', 'done_jobs', KEPT_COUNT_COLUMNS.map((column) => `ADD COLUMN ${column}`).join(', '));
+
 /** The totals per kind. Params: queue. */
 export const TOTALS_BY_KIND_SQL = `
   SELECT kind, SUM(completed) AS completed, SUM(failed) AS failed, SUM(retried) AS retried,
          SUM(claims) AS claims, SUM(empty_claims) AS empty_claims
     FROM jobq_counters WHERE queue = ? GROUP BY kind ORDER BY kind`;
+
+/**
+ * Adds the rows the statement before it changed (ROW_COUNT(): its affected rows, which a settle
+ * by claim token has only on the jobs it still owned) to a kept count, times `sign`. Sent right
+ * after that statement, in the same transaction. Params: queue, kind, shard, sign.
+ */
+export const keepRowCountSql = (count: KeptCount) => `
+  INSERT INTO jobq_counters (queue, kind, shard, ${count}) VALUES (?, ?, ?, ? * ROW_COUNT())
+  ON DUPLICATE KEY UPDATE ${count} = ${count} + VALUES(${count})`;
+
+/** Adds to the kept counts, one row per kind. Params per row: queue, kind, shard, done, failed. */
+export const keepCountsSql = (rows: number) => `
+  INSERT INTO jobq_counters (queue, kind, shard, done_jobs, failed_jobs) VALUES
+  ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?)').join(', ')}
+  ON DUPLICATE KEY UPDATE done_jobs = done_jobs + VALUES(done_jobs), failed_jobs = failed_jobs + VALUES(failed_jobs)`;
+
+/**
+ * The recount's first step: locks the queue's counter rows and, under REPEATABLE READ, the gaps
+ * between them, so that every transaction that changes a kept count waits for the recount, and
+ * so that the recount's snapshot (taken after) holds every change whose count it replaces.
+ * Params: queue.
+ */
+export const LOCK_QUEUE_COUNTERS_SQL = 'SELECT shard FROM jobq_counters WHERE queue = ? FOR UPDATE';
+
+/** Params: queue. */
+export const ZERO_KEPT_COUNTS_SQL = 'UPDATE jobq_counters SET done_jobs = 0, failed_jobs = 0 WHERE queue = ?';
+
+/**
+ * The done and failed jobs in all, over their ranges of the status index, and per kind, over the
+ * kind index (which holds no status for jobs without a kind: those are the difference). One
+ * statement, one snapshot.
+ */
+export const COUNT_FINISHED_SQL = (table: QuotedIdentifier) => `
+  SELECT NULL AS kind, status, COUNT(*) AS count
+    FROM ${table} FORCE INDEX (status_priority_run_after)
+   WHERE status IN ('done', 'failed')
+   GROUP BY status
+  UNION ALL
+  SELECT kind, kind_status, COUNT(*)
+    FROM ${table} FORCE INDEX (kind_status_group_priority_run_after)
+   WHERE kind IS NOT NULL AND kind_status IN ('done', 'failed')
+   GROUP BY kind, kind_status`;
+
+/** The shard a recount's figures go to, and the row that lists a kind: above every lane and every shard of turns without one. */
+export const RECOUNT_SHARD = 65535;
+
+/**
+ * Lists kinds of the queue, a counter row each: stats() counts the waiting and claimed jobs of
+ * the kinds listed here (sql/stats.ts), which enqueue lists before their first job goes in.
+ * Params: per kind, queue and kind.
+ */
+export const listKindsSql = (kinds: number) => `INSERT IGNORE INTO jobq_counters (queue, kind, shard) VALUES ${Array.from({ length: kinds }, () => `(?, ?, ${RECOUNT_SHARD})`).join(', ')}`;
+
+/** Every kind with jobs in the table (for a recount): one dive per kind where the server reads the index loosely, a read of the kind index where it does not. */
+export const KINDS_IN_TABLE_SQL = (table: QuotedIdentifier) => `
+  SELECT kind FROM ${table} FORCE INDEX (kind_status_group_priority_run_after) WHERE kind IS NOT NULL GROUP BY kind`;

@@ -1,4 +1,5 @@
 import type { QuotedIdentifier } from '../../config/identifiers.js';
+import { addColumnsOnceSql } from '../../db/add-columns-once.js';
 import { exactCollation, type ServerVersion } from '../../db/server-version.js';
 /**
  * Limits on kinds: a row per limited kind of each queue, shared by every queue of the database
@@ -32,23 +33,20 @@ export const createLimitsTableSql = (server: ServerVersion) => `
 
 /**
  * Schema 15: limits per group, and rates. jobq_limits is shared, so a later queue's migration
- * finds the columns there already; the ALTER runs only where they are missing (the two servers
- * have no ADD COLUMN IF NOT EXISTS in common). jobq_rate_claims logs the jobs each claim under a
+ * finds the columns there already (add-columns-once.ts). jobq_rate_claims logs the jobs each claim under a
  * rate took, kind-wide (`job_group` '') and per group, for as long as a window can reach back.
  */
 export const groupAndRateLimitsSql = (server: ServerVersion) => `
-  SET @jobq_alter = IF((SELECT COUNT(*) FROM information_schema.COLUMNS
-                         WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'jobq_limits' AND COLUMN_NAME = 'group_concurrency') = 0,
-    'ALTER TABLE jobq_limits MODIFY concurrency INT UNSIGNED NULL DEFAULT NULL,
+  ${addColumnsOnceSql(
+    'jobq_limits',
+    'group_concurrency',
+    `MODIFY concurrency INT UNSIGNED NULL DEFAULT NULL,
        ADD COLUMN group_concurrency INT UNSIGNED NULL DEFAULT NULL AFTER concurrency,
        ADD COLUMN rate_jobs INT UNSIGNED NULL DEFAULT NULL AFTER group_concurrency,
        ADD COLUMN rate_seconds INT UNSIGNED NULL DEFAULT NULL AFTER rate_jobs,
        ADD COLUMN group_rate_jobs INT UNSIGNED NULL DEFAULT NULL AFTER rate_seconds,
-       ADD COLUMN group_rate_seconds INT UNSIGNED NULL DEFAULT NULL AFTER group_rate_jobs',
-    'DO 0');
-  PREPARE jobq_alter FROM @jobq_alter;
-  EXECUTE jobq_alter;
-  DEALLOCATE PREPARE jobq_alter;
+       ADD COLUMN group_rate_seconds INT UNSIGNED NULL DEFAULT NULL AFTER group_rate_jobs`,
+  )};
   CREATE TABLE IF NOT EXISTS jobq_rate_claims (
     id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
     queue VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,

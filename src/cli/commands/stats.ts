@@ -8,6 +8,7 @@ import { LineWriter, statsJson, statsLines } from '../output.js';
 interface StatsOptions extends ConnectionOptions {
   json?: boolean;
   watch?: number;
+  recount?: boolean;
 }
 
 export function registerStats(program: Command): void {
@@ -15,13 +16,15 @@ export function registerStats(program: Command): void {
     .description('count jobs per status and kind, the age of the oldest unclaimed job, claims per owner, throughput, the server')
     .option('--json', 'print one JSON object (with --watch: one per line)')
     .option('--watch <seconds>', 'redraw every N seconds until Ctrl-C', numberIn(0.1, 86_400, false))
+    .option('--recount', 'first count the done and failed jobs again (jobq keeps those counts; needed only after rows were changed by hand)')
     .addHelpText(
       'after',
       `
 Examples:
   jobq stats
   jobq stats --json | jq .counts.unclaimed
-  jobq stats --watch 2`,
+  jobq stats --watch 2
+  jobq stats --recount`,
     )
     .action(async (options: StatsOptions) => {
       const interrupted = new AbortController();
@@ -30,6 +33,7 @@ Examples:
       const queue = await JobQueue.open({ url: options.databaseUrl, table: options.table, reconnect: options.watch !== undefined });
       try {
         await queue.assertReady();
+        if (options.recount) await queue.recount();
         const { host, port, database } = queue.location;
         const redraw = process.stdout.isTTY === true;
         process.once('SIGINT', stop);

@@ -7,7 +7,7 @@ import type { QuotedIdentifier } from '../../config/identifiers.js';
 
 /** The named jobs as they are now, locked until COMMIT. Params: [ids]. */
 export const LOCK_JOBS_SQL = (table: QuotedIdentifier) => `
-  SELECT id, status, owner_id, TIMESTAMPDIFF(MICROSECOND, NOW(6), run_after) AS lease_left_us
+  SELECT id, kind, status, owner_id, TIMESTAMPDIFF(MICROSECOND, NOW(6), run_after) AS lease_left_us
     FROM ${table} FORCE INDEX (PRIMARY)
    WHERE id IN (?)
      FOR UPDATE`;

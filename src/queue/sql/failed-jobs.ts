@@ -10,3 +10,21 @@ export const FAILED_PAGE_SQL = (table: QuotedIdentifier) => `
     FROM ${table} FORCE INDEX (status_priority_run_after)
    WHERE status = 'failed' AND waiting_priority = 0
    ORDER BY run_after DESC, id DESC LIMIT ? OFFSET ?`;
+
+/**
+ * Requeueing, a chunk at a time, each chunk's rows locked first: the kept count of failed jobs
+ * then loses exactly the rows the UPDATE changes, per kind.
+ */
+
+/** The failed jobs among these, locked. Params: [ids]. */
+export const LOCK_FAILED_SQL = (table: QuotedIdentifier) => `
+  SELECT id, kind FROM ${table} FORCE INDEX (PRIMARY) WHERE id IN (?) AND status = 'failed' FOR UPDATE`;
+
+/**
+ * The oldest chunk of jobs that failed before the cut, locked: the jobs that fail while a requeue
+ * of every failed job runs are not part of it (nor does it chase them). Params: cut, limit.
+ */
+export const LOCK_FAILED_BEFORE_SQL = (table: QuotedIdentifier) => `
+  SELECT id, kind FROM ${table} FORCE INDEX (status_priority_run_after)
+   WHERE status = 'failed' AND waiting_priority = 0 AND run_after <= ?
+   ORDER BY run_after, id LIMIT ? FOR UPDATE`;

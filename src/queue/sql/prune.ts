@@ -7,7 +7,7 @@ import type { QuotedIdentifier } from '../../config/identifiers.js';
 
 /** The oldest chunk of finished jobs that ended before the cut. Params: status, age µs, limit. */
 export const ENDED_BEFORE_SQL = (table: QuotedIdentifier) => `
-  SELECT id FROM ${table} FORCE INDEX (status_priority_run_after)
+  SELECT id, kind FROM ${table} FORCE INDEX (status_priority_run_after)
    WHERE status = ? AND waiting_priority = 0 AND run_after < NOW(6) - INTERVAL ? MICROSECOND
    ORDER BY run_after, id LIMIT ?`;
 
@@ -19,7 +19,8 @@ export const COUNT_ENDED_BEFORE_SQL = (table: QuotedIdentifier) => `
 /**
  * Deletes a chunk by primary key: it locks just these rows, never a range that new jobs are
  * inserted into. The status is checked again: a failed job may have been requeued meanwhile.
- * Params: [ids], status.
+ * One statement per kind, each followed by the one that takes its affected rows off the kind's
+ * kept count (claim/sql/counters.ts). Params: [ids], status.
  */
 export const DELETE_ENDED_SQL = (table: QuotedIdentifier) => `
   DELETE j FROM ${table} AS j FORCE INDEX (PRIMARY)

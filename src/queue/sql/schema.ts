@@ -1,6 +1,6 @@
 import { exactCollation, type ServerVersion } from '../../db/server-version.js';
 import { DEFAULTS } from '../../config/defaults.js';
-import { CREATE_COUNTERS_TABLE_SQL } from '../../claim/sql/counters.js';
+import { ADD_KEPT_COUNTS_SQL, CREATE_COUNTERS_TABLE_SQL } from '../../claim/sql/counters.js';
 import { CREATE_JOB_KEYS_TABLE_SQL } from './job-keys.js';
 import { CREATE_LANES_TABLE_SQL, insertLanesSql } from '../../claim/sql/lanes.js';
 import { createLimitsTableSql, groupAndRateLimitsSql } from '../../claim/sql/limits.js';
@@ -268,6 +268,15 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: (table, server) => `
       ${CREATE_GROUP_LOCKS_TABLE_SQL(exactCollation(server))};
       ALTER TABLE ${table} COMMENT = '${schemaComment(16)}'`,
+  },
+  {
+    version: 17,
+    description: 'counts of done and failed jobs kept, not counted',
+    // jobq_counters gets the counts (claim/sql/counters.ts); setup-tables then recounts them from
+    // the table, as it does on every run (queue/recount.ts).
+    sql: (table) => `
+      ${ADD_KEPT_COUNTS_SQL};
+      ALTER TABLE ${table} COMMENT = '${schemaComment(17)}'`,
   },
 ];
 

@@ -1,21 +1,31 @@
 import type { QuotedIdentifier } from '../../config/identifiers.js';
 /**
- * Counts per status over all jobs, and per kind and status over jobs that have a kind; the jobs
+ * The jobs per status over all jobs, and per kind and status over jobs that have a kind; the jobs
  * without a kind are the difference. `due` counts those whose run_after has come: for waiting
- * jobs, those not delayed. Both are covering index scans: the kind index holds copies of status
- * and run_after that are NULL for jobs without a kind (schema 4), so it cannot count those itself.
- * One statement, so both parts see the same snapshot.
+ * jobs, those not delayed. Waiting and claimed jobs are counted from their own index entries,
+ * each kind's a range of the kind index per status; done and failed ones are kept counts
+ * (claim/sql/counters.ts, scope `kept`, '' for no kind), read from jobq_counters.
+ * The kinds counted are those jobq_counters lists (enqueue lists a kind before its first job goes
+ * in): the servers read an index's distinct kinds either by a full scan or loosely, by its
+ * statistics, and a recursive walk of it, one dive per kind, was read by both as a scan.
+ * The kind index holds copies of status and run_after that are NULL for jobs without a kind
+ * (schema 4), so it cannot count those itself. One statement: one snapshot. Params: queue x3.
  */
-export const COUNT_BY_STATUS_AND_KIND_SQL = (table: QuotedIdentifier) => `
+export const COUNT_JOBS_SQL = (table: QuotedIdentifier) => `
   SELECT 'all' AS scope, NULL AS kind, status, COUNT(*) AS count, SUM(run_after <= NOW(6)) AS due
     FROM ${table} FORCE INDEX (status_priority_run_after)
+   WHERE status IN ('unclaimed', 'claimed')
    GROUP BY status
   UNION ALL
-  SELECT 'kind', kind, kind_status, COUNT(*), SUM(kind_run_after <= NOW(6))
-    FROM ${table} FORCE INDEX (kind_status_group_priority_run_after)
-   WHERE kind IS NOT NULL
-   GROUP BY kind, kind_status
-   ORDER BY scope, kind, status`;
+  SELECT 'kind', j.kind, j.kind_status, COUNT(*), SUM(j.kind_run_after <= NOW(6))
+    FROM (SELECT DISTINCT kind FROM jobq_counters WHERE queue = ? AND kind <> '') AS k
+    JOIN (SELECT 'unclaimed' AS status UNION ALL SELECT 'claimed') AS s
+    JOIN ${table} AS j FORCE INDEX (kind_status_group_priority_run_after) ON j.kind = k.kind AND j.kind_status = s.status
+   GROUP BY j.kind, j.kind_status
+  UNION ALL
+  SELECT 'kept', kind, 'done', SUM(done_jobs), NULL FROM jobq_counters WHERE queue = ? GROUP BY kind
+  UNION ALL
+  SELECT 'kept', kind, 'failed', SUM(failed_jobs), NULL FROM jobq_counters WHERE queue = ? GROUP BY kind`;
 
 /** The highest id handed out so far: one dive at the end of the primary key. */
 export const MAX_ID_SQL = (table: QuotedIdentifier) => `SELECT MAX(id) AS max_id FROM ${table}`;
