@@ -13,10 +13,7 @@ const noTotals = () => ({ completed: 0, failed: 0, retried: 0 });
 /** Counts per status and per kind (zeros included), paused kinds, the longest wait and claimed jobs per owner. */
 export async function readQueueStats(db: Database, table: { name: string; quoted: QuotedIdentifier }, seen: { pausedKinds: string[]; schedules: Schedule[]; limits: KindLimitStatus[] }): Promise<QueueStats> {
   const zero = () => Object.fromEntries(JOB_STATUSES.map((status) => [status, 0])) as Record<JobStatus, number>;
-  const counted = await db.query<Array<{ scope: 'all' | 'kind' | 'kept'; kind: string | null; status: JobStatus; count: number | string; due: number | null }>>(
-    statsSql.COUNT_JOBS_SQL(table.quoted),
-    [table.name, table.name, table.name],
-  );
+  const counted = await countJobs(db, table);
   // A kept count (of done or failed jobs, '' for no kind) counts towards all jobs and its kind's.
   const rows = counted.flatMap((row) => {
     if (row.scope !== 'kept') return [row];
@@ -96,6 +93,30 @@ export async function readQueueStats(db: Database, table: { name: string; quoted
     claims,
     layout: await readTableLayout(db, db.settings.database, table.name),
   };
+}
+
+type CountRow = { scope: 'all' | 'kind' | 'kept'; kind: string | null; status: JobStatus; count: number | string; due: number | null };
+
+/**
+ * The counts of COUNT_JOBS_SQL, for the kinds listed before it, with the list read again in the
+ * same round trip: enqueue lists a kind before its jobs go in, so when both lists agree, every
+ * kind with jobs in the count's snapshot was counted; otherwise (a new kind just then) again.
+ */
+async function countJobs(db: Database, table: { name: string; quoted: QuotedIdentifier }): Promise<CountRow[]> {
+  const listed = async (sql: string, values: unknown[]) => (await db.query<Array<{ kind: string }>>(sql, values)).map((row) => row.kind);
+  let kinds = await listed(statsSql.LISTED_KINDS_SQL, [table.name]);
+  for (;;) {
+    const withKinds = kinds.length > 0;
+    const [rows, again] = await db.query<[CountRow[], Array<{ kind: string }>]>(`${statsSql.COUNT_JOBS_SQL(table.quoted, withKinds)};\n${statsSql.LISTED_KINDS_SQL}`, [
+      ...(withKinds ? [kinds] : []),
+      table.name,
+      table.name,
+      table.name,
+    ]);
+    const now = again.map((row) => row.kind);
+    if (now.length === kinds.length && now.every((kind, i) => kind === kinds[i])) return rows;
+    kinds = now;
+  }
 }
 
 /** The running totals of every kind together and the highest id handed out: two small reads, whatever the table holds. */
