@@ -14,7 +14,7 @@ import { addColumnsOnceSql } from '../../db/add-columns-once.js';
  * the same transaction as the rows they count, by every statement that makes or removes such a
  * job, so that reading them costs a few rows where counting would read every finished job. A
  * shard's figure may go below zero (a job counted done in one row is pruned in another); the sum
- * over shards is the count. recountSql() sets them from the table.
+ * over shards is the count. A recount (queue/recount.ts) sets them from the table.
  */
 
 const KEPT_COUNT_COLUMNS = ['done_jobs BIGINT NOT NULL DEFAULT 0', 'failed_jobs BIGINT NOT NULL DEFAULT 0'];
