@@ -66,6 +66,21 @@ test('after downtime only the latest missed tick is enqueued; with catchUp "all"
   assert.ok(listed.every((s) => s.lastTick !== null && s.nextTick !== null && s.nextTick > s.lastTick));
 });
 
+test('the jobs a schedule enqueues count under their kind in stats(), before any worker has run one', async () => {
+  const { queue, db } = context;
+  await db.admin.query(`DELETE FROM \`${db.name}\`.jobs`);
+  await queue.schedule('ticked-only', '* * * * * *', { kind: 'ticked-only' });
+  // A worker of another kind runs the ticker; nobody runs the scheduled kind's jobs.
+  const worker = queue.work({ 'something-else': async () => undefined });
+  await waitUntil(async () => (await db.rows("SELECT id FROM jobs WHERE kind = 'ticked-only'")).length > 0, 'a tick enqueued');
+  await worker.stop();
+  await queue.unschedule('ticked-only');
+  const [{ n }] = (await db.rows<{ n: number }>("SELECT COUNT(*) AS n FROM jobs WHERE kind = 'ticked-only' AND status = 'unclaimed'")) as [{ n: number }];
+  const stats = await queue.stats();
+  assert.equal(stats.byKind.find((entry) => entry.kind === 'ticked-only')?.counts.unclaimed, Number(n));
+  assert.equal(stats.byKind.find((entry) => entry.kind === null), undefined, 'no job counted as of no kind');
+});
+
 test('jobq schedule add/list/remove, and bad input: one line, exit code 2, nothing stored', async () => {
   const { db } = context;
   const add = await runCli(['schedule', 'add', 'nightly', '--cron', '0 2 * * *', '--kind', 'report', '--time-zone', 'Europe/Berlin', '--database-url', db.url]);
