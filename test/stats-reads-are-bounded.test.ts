@@ -3,13 +3,15 @@ import { after, before, test } from 'node:test';
 import { quoteIdentifier } from '../src/config/identifiers.js';
 import { JobQueue } from '../src/index.js';
 import * as statsSql from '../src/queue/sql/stats.js';
+import * as failedSql from '../src/queue/sql/failed-jobs.js';
 import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
 
-// The reads `stats()`, the dashboard and /metrics make besides the counts read a few index entries
-// per kind, group and priority, not the table: the server's own handler counters show how many
-// entries each statement read. 128,000 jobs make the point (a scan reads them all) and fit the
-// test server's buffer pool beside the other tests; the bench's monitoring scenario times the
-// same reads on a million.
+// The reads `stats()`, the dashboard and /metrics make read the entries of the jobs they are
+// about: the counts those of waiting and claimed jobs (done and failed ones are kept count of),
+// the longest waits a few per kind, group and priority, a page of failed jobs those up to the
+// page's end. The server's own handler counters show how many entries each statement read.
+// 128,000 jobs make the point (a scan reads them all) and fit the test server's buffer pool beside
+// the other tests; the bench's monitoring scenario times the same reads on a million.
 
 let db: TestDatabase;
 const table = quoteIdentifier('jobs');
@@ -36,6 +38,7 @@ before(async () => {
     await queue.close();
   }
   await db.admin.query("UPDATE jobs SET status = 'done' WHERE status = 'unclaimed' AND id % 2 = 0");
+  await db.admin.query("UPDATE jobs SET status = 'failed', last_error = 'boom' WHERE status = 'unclaimed' AND id % 7 = 1");
   // ... and doubled seven times: 128,000 rows.
   const columns = 'status, owner_id, owner_date, run_after, claim_token, kind, payload, priority, job_group';
   for (let i = 0; i < 7; i++) await db.admin.query(`INSERT INTO jobs (${columns}) SELECT ${columns} FROM jobs`);
@@ -93,6 +96,15 @@ test('the longest wait of each kind reads a few index entries per group and prio
     full.map((row) => row.kind),
   );
   for (const { kind, age_us } of full) assert.ok(Math.abs(Number(rows.find((row) => row.kind === kind)!.age_us) - Number(age_us)) < 1_000_000, kind);
+});
+
+test('a page of failed jobs reads the entries up to its end, however many jobs failed', async () => {
+  const [{ failed }] = (await db.rows<{ failed: number }>("SELECT COUNT(*) AS failed FROM jobs WHERE status = 'failed'")) as [{ failed: number }];
+  assert.ok(Number(failed) > 5_000, `${failed} failed jobs`);
+  const { read, rows } = await entriesRead<{ id: number }>(failedSql.FAILED_PAGE_SQL(table), [50, 100]);
+  assert.equal(rows.length, 50);
+  // The index entries up to the page's end, and the page's own rows by primary key.
+  assert.ok(read < 2 * (100 + 50) + 10, `read ${read} index entries for a page of 50 after 100`);
 });
 
 test('the claimed jobs per owner read the claimed entries only', async () => {
