@@ -7,12 +7,11 @@ import type { Statement } from '../db/transaction.js';
 /**
  * Sets the queue's kept counts of done and failed jobs (claim/sql/counters.ts) from the table, and
  * lists every kind it holds there: after a migration, after rows were changed by hand, and on
- * every setup-tables. While it counts,
- * every transaction that would change a count waits at its counter row (the recount has locked
- * them all, and the gaps for new ones: REPEATABLE READ, for this transaction only; jobq's sessions
- * otherwise read committed). Its snapshot, taken after the locks, therefore holds every change
- * whose count it replaces, and the changes that wait add theirs after it.
- * Costs a read of the done and failed jobs' index entries and of the kind index.
+ * every setup-tables. While it counts, every transaction that would change a count waits at its
+ * counter row (the recount has locked them all, and the gaps for new ones: REPEATABLE READ, for
+ * this transaction only; jobq's sessions otherwise read committed). Its snapshot, taken after the
+ * locks, therefore holds every change whose count it replaces, and the changes that wait add
+ * theirs after it. Costs a read of the done and failed jobs' index entries and of the kind index.
  */
 export async function recountKeptCounts(db: Database, table: { name: string; quoted: QuotedIdentifier }): Promise<void> {
   await db.query('SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ');

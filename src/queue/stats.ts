@@ -103,8 +103,7 @@ type CountRow = { scope: 'all' | 'kind' | 'kept'; kind: string | null; status: J
  * kind with jobs in the count's snapshot was counted; otherwise (a new kind just then) again.
  */
 async function countJobs(db: Database, table: { name: string; quoted: QuotedIdentifier }): Promise<CountRow[]> {
-  const listed = async (sql: string, values: unknown[]) => (await db.query<Array<{ kind: string }>>(sql, values)).map((row) => row.kind);
-  let kinds = await listed(statsSql.LISTED_KINDS_SQL, [table.name]);
+  let kinds = (await db.query<Array<{ kind: string }>>(statsSql.LISTED_KINDS_SQL, [table.name])).map((row) => row.kind);
   for (;;) {
     const withKinds = kinds.length > 0;
     const [rows, again] = await db.query<[CountRow[], Array<{ kind: string }>]>(`${statsSql.COUNT_JOBS_SQL(table.quoted, withKinds)};\n${statsSql.LISTED_KINDS_SQL}`, [

@@ -34,7 +34,7 @@ export const CREATE_COUNTERS_TABLE_SQL = `
     empty_claims BIGINT UNSIGNED NOT NULL DEFAULT 0,
     ${KEPT_COUNT_COLUMNS.join(', ')},
     PRIMARY KEY (queue, kind, shard)
-  ) ENGINE = InnoDB COMMENT = 'jobq: jobs completed, failed and retried, per kind, since the table was made'`;
+  ) ENGINE = InnoDB COMMENT = 'jobq: jobs completed, failed and retried since the table was made, and done and failed now, per kind'`;
 
 /** Adds to the totals, one row per kind. Params per row: queue, kind, shard, completed, failed, retried, claims, empty claims. */
 export const addCountsSql = (rows: number) => `
