@@ -84,6 +84,8 @@ export interface JobQueueOptions {
  */
 export class JobQueue<Tasks extends TaskMap = AnyTasks> {
   private readonly quotedTable: QuotedIdentifier;
+  /** The table by name and quoted, as the queue's modules take it. */
+  private readonly target: { name: string; quoted: QuotedIdentifier };
   private readonly inserts: JobInserts;
   private readonly claims: DirectClaims;
 
@@ -98,6 +100,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
     private readonly replica: Omit<ReplicaOptions, 'onEvent'> | undefined,
   ) {
     this.quotedTable = quoteIdentifier(table);
+    this.target = { name: table, quoted: this.quotedTable };
     // The table named with its database, for statements on a caller's connection.
     this.inserts = new JobInserts(db, insertTarget(db.settings.database, table), (work) => this.described(work), async () => (await this.layout()).partitions > 0);
     this.claims = new DirectClaims(db, { name: table, quoted: this.quotedTable, partitions: async () => (await this.layout()).partitions });
@@ -141,7 +144,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
    * rows, unless `force`. With `lanes`, sets how many claim turns may run at once.
    */
   async setup(options: SetupOptions = {}): Promise<SetupResult> {
-    const result = await setupTable(this.db, { name: this.table, quoted: this.quotedTable }, options);
+    const result = await setupTable(this.db, this.target, options);
     this.layoutRead = undefined;
     return { ...result, layout: await this.layout() };
   }
@@ -264,7 +267,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
 
   /** Puts `failed` jobs (all, or those with the given ids) back to `unclaimed` with fresh attempts. */
   requeueFailed(ids?: readonly number[]): Promise<number> {
-    return this.described(() => requeueFailedJobs(this.db, { name: this.table, quoted: this.quotedTable }, ids));
+    return this.described(() => requeueFailedJobs(this.db, this.target, ids));
   }
 
   /** Per kind (jobs with a kind), the seconds the longest-waiting due job has waited since it came due. */
@@ -343,7 +346,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
    * alone and reported with its owner; so are done jobs, and ids with no job.
    */
   cancel(ids: readonly number[]): Promise<CancelResult> {
-    return this.described(() => cancelJobs(this.db, { name: this.table, quoted: this.quotedTable }, ids));
+    return this.described(() => cancelJobs(this.db, this.target, ids));
   }
 
   /**
@@ -352,7 +355,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
    */
   async prune(options: PruneOptions): Promise<PruneResult> {
     const { partitions } = await this.layout();
-    return this.described(() => pruneJobs(this.db, { name: this.table, quoted: this.quotedTable }, { ...options, partitioned: partitions > 0 }));
+    return this.described(() => pruneJobs(this.db, this.target, { ...options, partitioned: partitions > 0 }));
   }
 
   /**
@@ -366,7 +369,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
   /** Counts per status and per kind (zeros included), paused kinds, the longest wait and claimed jobs per owner. */
   async stats(): Promise<QueueStats> {
     const [pausedKinds, schedules, limits] = [await this.pausedKinds(), await this.schedules(), await this.limits()];
-    return this.described(() => readQueueStats(this.db, { name: this.table, quoted: this.quotedTable }, { pausedKinds, schedules, limits }));
+    return this.described(() => readQueueStats(this.db, this.target, { pausedKinds, schedules, limits }));
   }
 
   /**
@@ -375,7 +378,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
    * waiting at most for the count (a read of the done and failed jobs' index entries).
    */
   recount(): Promise<void> {
-    return this.described(() => recountKeptCounts(this.db, { name: this.table, quoted: this.quotedTable }));
+    return this.described(() => recountKeptCounts(this.db, this.target));
   }
 
   /**
@@ -383,7 +386,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
    * whatever the table holds (for throughput between two readings, where `stats()` counts rows).
    */
   totals(): Promise<QueueTotals> {
-    return this.described(() => readQueueTotals(this.db, { name: this.table, quoted: this.quotedTable }));
+    return this.described(() => readQueueTotals(this.db, this.target));
   }
 
   /** The server's version, default isolation level and binary log format. */
