@@ -174,7 +174,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
    * twice: the existing job's id comes back.
    */
   async enqueue(job: NewJob<Tasks>, options: EnqueueOptions = {}): Promise<number> {
-    return this.inserts.one(toJobRow(job, 'job'), options);
+    return this.inserts.one(toJobRow(job, 'job'), options, job.key !== undefined);
   }
 
   /**
@@ -188,6 +188,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
     return this.inserts.many(
       jobs.map((job, i) => toJobRow(job, `job ${i + 1}`)),
       options,
+      jobs.some((job) => job.key !== undefined),
     );
   }
 

@@ -137,6 +137,7 @@ test('limits set and lifted from the page: shown in the stats it reads, and bad 
 
 test('/metrics parses as Prometheus text, and its counts and totals match the table after a known run', async () => {
   await db.admin.query(`DELETE FROM \`${db.name}\`.jobs`);
+  await queue.recount();
   await queue.enqueueMany(Array.from({ length: 300 }, (_, n) => ({ kind: n % 3 === 0 ? 'report' : 'email' })));
   const worker = queue.work({ email: async () => undefined }, { once: true });
   await worker.finished;

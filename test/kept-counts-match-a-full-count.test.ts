@@ -1,35 +1,47 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
+import mysql from 'mysql2/promise';
 import { queueForTests } from './helpers/queue-fixtures.js';
+import { serverConnectionOptions } from './helpers/test-database.js';
 import { runCli, startCli } from './helpers/run-cli.js';
 import { waitUntil } from './helpers/wait.js';
 
-// jobq keeps the counts of done and failed jobs (jobq_counters) instead of counting them: after
-// every statement that makes or removes such a job, and after a worker killed mid-run, they must
-// equal a full count of the table.
+// jobq keeps the counts of waiting, done and failed jobs (jobq_counters, and jobq_new_jobs for new
+// ones) instead of counting them: after every statement that makes, moves or removes such a job,
+// and after a worker killed mid-run, they must equal a full count of the table.
 
 const FLAKY = fileURLToPath(new URL('../../test/fixtures/flaky-handler.cjs', import.meta.url));
+const ONE_MS = fileURLToPath(new URL('../../test/fixtures/one-ms-handler.mjs', import.meta.url));
+const PRODUCER = fileURLToPath(new URL('../../test/fixtures/enqueue-one-at-a-time.mjs', import.meta.url));
 const context = queueForTests();
 
-type Counts = Record<string, { done: number; failed: number }>;
+type Counts = Record<string, { waiting: number; done: number; failed: number }>;
+const STATUSES = { unclaimed: 'waiting', done: 'done', failed: 'failed' } as const;
 
-/** Done and failed jobs per kind ('' for none), by a full count of the table. */
+/** Waiting, done and failed jobs per kind ('' for none), by a full count of the table. */
 async function fullCount(): Promise<Counts> {
-  const rows = await context.db.rows<{ kind: string; status: 'done' | 'failed'; n: number }>(
-    "SELECT IFNULL(kind, '') AS kind, status, COUNT(*) AS n FROM jobs WHERE status IN ('done', 'failed') GROUP BY kind, status",
+  const rows = await context.db.rows<{ kind: string; status: keyof typeof STATUSES; n: number }>(
+    "SELECT IFNULL(kind, '') AS kind, status, COUNT(*) AS n FROM jobs WHERE status IN ('unclaimed', 'done', 'failed') GROUP BY kind, status",
   );
   const counts: Counts = {};
-  for (const { kind, status, n } of rows) (counts[kind] ??= { done: 0, failed: 0 })[status] = Number(n);
+  for (const { kind, status, n } of rows) (counts[kind] ??= { waiting: 0, done: 0, failed: 0 })[STATUSES[status]] = Number(n);
   return counts;
 }
 
-/** The kept counts per kind, kinds with none left out. */
+/** The kept counts per kind (new jobs not yet folded in included), kinds with none left out. */
 async function kept(): Promise<Counts> {
-  const rows = await context.db.rows<{ kind: string; done: string; failed: string }>(
-    "SELECT kind, SUM(done_jobs) AS done, SUM(failed_jobs) AS failed FROM jobq_counters WHERE queue = 'jobs' GROUP BY kind",
+  const rows = await context.db.rows<{ kind: string; waiting: string; done: string; failed: string }>(
+    `SELECT kind, SUM(waiting) AS waiting, SUM(done) AS done, SUM(failed) AS failed FROM (
+       SELECT kind, waiting_jobs AS waiting, done_jobs AS done, failed_jobs AS failed FROM jobq_counters WHERE queue = 'jobs'
+       UNION ALL SELECT kind, jobs, 0, 0 FROM jobq_new_jobs WHERE queue = 'jobs') AS k
+     GROUP BY kind`,
   );
-  return Object.fromEntries(rows.filter((row) => Number(row.done) !== 0 || Number(row.failed) !== 0).map((row) => [row.kind, { done: Number(row.done), failed: Number(row.failed) }]));
+  return Object.fromEntries(
+    rows.filter((row) => Number(row.waiting) !== 0 || Number(row.done) !== 0 || Number(row.failed) !== 0).map((row) => [row.kind, { waiting: Number(row.waiting), done: Number(row.done), failed: Number(row.failed) }]),
+  );
 }
 
 async function assertKept(after: string): Promise<void> {
@@ -38,6 +50,68 @@ async function assertKept(after: string): Promise<void> {
 
 /** Claimed jobs whose lease ran out, as if their worker had died long ago. */
 const expireLeases = () => context.db.admin.query("UPDATE jobs SET run_after = NOW(6) - INTERVAL 1 SECOND WHERE status = 'claimed'");
+
+test('every path that makes, moves or removes a waiting job keeps the count of waiting jobs equal to a full count, and stats() folds new jobs in', async () => {
+  const { queue, db } = context;
+  await queue.enqueue({ kind: 'email' });
+  await queue.enqueue({ kind: 'email', key: 'order-1' });
+  await queue.enqueue({ kind: 'email', key: 'order-1' });
+  await queue.enqueue({ kind: 'report', delaySeconds: 3600 });
+  await assertKept('enqueue, once of a key a job holds');
+  await queue.enqueueMany(Array.from({ length: 1500 }, (_, n) => (n % 5 === 0 ? {} : { kind: n % 2 === 0 ? 'email' : 'report' })));
+  await queue.enqueueMany([{ kind: 'sms', key: 'order-1' }, { kind: 'sms', key: 'order-2' }, { kind: 'sms', key: 'order-2' }]);
+  await assertKept('enqueueMany, with keys given twice and held');
+
+  // In the caller's transaction: counted if it commits, not if it rolls back; and on a mysql2
+  // connection outside a transaction.
+  const app = await mysql.createConnection(serverConnectionOptions(db.name));
+  try {
+    await app.query('START TRANSACTION');
+    await queue.enqueue({ kind: 'email' }, { transaction: app });
+    await queue.enqueueMany([{ kind: 'sms' }, { kind: 'sms', key: 'order-2' }], { transaction: app });
+    await app.query('COMMIT');
+    await assertKept("enqueues in the caller's transaction, committed");
+    await app.query('START TRANSACTION');
+    await queue.enqueueMany([{ kind: 'sms' }, { kind: 'sms' }], { transaction: app });
+    await app.query('ROLLBACK');
+    await assertKept("enqueues in the caller's transaction, rolled back");
+    await queue.enqueue({ kind: 'sms' }, { connection: app });
+    await assertKept('an enqueue on a mysql2 connection in autocommit');
+  } finally {
+    await app.end();
+  }
+
+  const claimed = await queue.claim({ batchSize: 40, leaseSeconds: 60 });
+  await assertKept('a claim of waiting jobs');
+  await queue.release(claimed, { ids: claimed.jobs.slice(0, 10).map((job) => job.id) });
+  await assertKept('handing 10 jobs back');
+  await queue.fail(claimed, new Error('again'), { maxAttempts: 5, retryDelayMs: 0 });
+  await assertKept('retrying failed jobs');
+  await expireLeases();
+  const retaken = await queue.claim({ batchSize: 40, leaseSeconds: 60 });
+  await expireLeases();
+  await queue.claim({ batchSize: 40, leaseSeconds: 60 });
+  await assertKept('claims of waiting jobs and of jobs whose lease ran out');
+  assert.ok(retaken.jobs.length > 0);
+  const waitingIds = (await db.rows<{ id: number }>("SELECT id FROM jobs WHERE status = 'unclaimed' AND run_after <= NOW(6) ORDER BY id LIMIT 7")).map((row) => Number(row.id));
+  assert.equal((await queue.cancel(waitingIds)).cancelled.length, 7);
+  await assertKept('cancelling 7 waiting jobs');
+
+  // One row of new jobs per enqueue: stats() folds them into the counter rows once there are many.
+  for (let n = 0; n < 1001; n++) await queue.enqueue({ kind: 'sms' });
+  assert.ok((await db.rows("SELECT id FROM jobq_new_jobs WHERE queue = 'jobs'")).length > 1000);
+  const stats = await queue.stats();
+  assert.equal((await db.rows("SELECT id FROM jobq_new_jobs WHERE queue = 'jobs'")).length, 0, 'folded');
+  await assertKept('a fold');
+  const full = await fullCount();
+  for (const entry of stats.byKind) assert.equal(entry.counts.unclaimed, full[entry.kind ?? '']?.waiting ?? 0, `waiting of kind ${entry.kind}`);
+  assert.equal(stats.byKind.find((entry) => entry.kind === 'report')?.delayed, 1);
+  await db.admin.query("UPDATE jobs SET status = 'done' WHERE kind = 'sms'");
+  await queue.recount();
+  await assertKept('a recount');
+  await db.admin.query('DELETE FROM jobs');
+  await queue.recount();
+});
 
 test('every path that makes or removes a done or failed job keeps the counts equal to a full count, and stats() reports them', async () => {
   const { queue } = context;
@@ -91,14 +165,16 @@ test('every path that makes or removes a done or failed job keeps the counts equ
   assert.equal(await queue.requeueFailed(twoFailed!.ids.split(',').map(Number)), 2);
   await assertKept('requeueing 2 failed jobs by id');
 
-  // stats() reads the kept counts for done and failed, and counts the rest.
+  // stats() reads the kept counts for waiting, done and failed, and counts the rest.
   const [byStatus] = await context.db.rows<Record<string, number>>(
     "SELECT SUM(status = 'unclaimed') AS unclaimed, SUM(status = 'claimed') AS claimed, SUM(status = 'done') AS done, SUM(status = 'failed') AS failed FROM jobs",
   );
   const stats = await queue.stats();
   assert.deepEqual(stats.counts, Object.fromEntries(Object.entries(byStatus!).map(([status, n]) => [status, Number(n)])));
   const full = await fullCount();
-  for (const entry of stats.byKind) assert.deepEqual({ done: entry.counts.done, failed: entry.counts.failed }, full[entry.kind ?? ''] ?? { done: 0, failed: 0 }, `stats of kind ${entry.kind}`);
+  for (const entry of stats.byKind) {
+    assert.deepEqual({ waiting: entry.counts.unclaimed, done: entry.counts.done, failed: entry.counts.failed }, full[entry.kind ?? ''] ?? { waiting: 0, done: 0, failed: 0 }, `stats of kind ${entry.kind}`);
+  }
 
   assert.ok((await queue.requeueFailed()) > 0);
   await assertKept('requeueing every failed job');
@@ -107,7 +183,11 @@ test('every path that makes or removes a done or failed job keeps the counts equ
   const pruned = await queue.prune({ doneOlderThan: 0.01 });
   assert.ok(pruned.done > 0);
   await assertKept('pruning done jobs');
-  assert.deepEqual(await kept(), {}, 'nothing done or failed is left');
+  assert.deepEqual(
+    Object.values(await kept()).filter((counts) => counts.done !== 0 || counts.failed !== 0),
+    [],
+    'nothing done or failed is left',
+  );
 });
 
 test('a recount, from the library and `jobq stats --recount`, repairs counts that rows changed by hand put wrong', async () => {
@@ -124,9 +204,10 @@ test('a recount, from the library and `jobq stats --recount`, repairs counts tha
   assert.deepEqual({ done: JSON.parse(stats.stdout).counts.done, failed: JSON.parse(stats.stdout).counts.failed }, { done: 5, failed: 1 });
   await assertKept('jobq stats --recount');
   await db.admin.query("DELETE FROM jobs WHERE status IN ('done', 'failed')");
-  // A job of a kind that enqueue did not list (as an older jobq did not) counts under its kind after a recount.
+  // A job that enqueue neither listed nor counted (as an older jobq did not) counts under its kind after a recount.
   await queue.enqueue({ kind: 'unlisted' });
   await db.admin.query("DELETE FROM jobq_counters WHERE kind = 'unlisted'");
+  await db.admin.query("DELETE FROM jobq_new_jobs WHERE kind = 'unlisted'");
   assert.equal((await queue.stats()).byKind.find((entry) => entry.kind === 'unlisted'), undefined);
   await queue.recount();
   assert.equal((await queue.stats()).byKind.find((entry) => entry.kind === 'unlisted')?.counts.unclaimed, 1);
@@ -146,7 +227,7 @@ test('4 `jobq work --keep-done` processes, one killed with SIGKILL mid-run, reco
   void Promise.all(workers.map((worker) => worker.done)).then(() => (running = false));
   const sampling = (async () => {
     while (running) {
-      for (const counts of Object.values(await kept())) lowest = Math.min(lowest, counts.done, counts.failed);
+      for (const counts of Object.values(await kept())) lowest = Math.min(lowest, counts.waiting, counts.done, counts.failed);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   })();
@@ -161,7 +242,42 @@ test('4 `jobq work --keep-done` processes, one killed with SIGKILL mid-run, reco
   for (const worker of workers.slice(1)) assert.equal((await worker.done).code, 0);
   await sampling;
   const full = await fullCount();
-  assert.deepEqual(full, { email: { done: 900, failed: 100 }, report: { done: 900, failed: 100 }, sms: { done: 900, failed: 100 } });
+  const finished = { waiting: 0, done: 900, failed: 100 };
+  assert.deepEqual(full, { email: finished, report: finished, sms: finished });
   assert.deepEqual(await kept(), full);
+  assert.equal(lowest, 0, 'no kept count went below zero');
+});
+
+test('4 `jobq work` processes drain 50,000 jobs while 2 producers enqueue 2,000 more one at a time: the counts never go below zero and end equal to a full count', async () => {
+  const { queue, db } = context;
+  await db.admin.query('DELETE FROM jobs');
+  await queue.recount();
+  for (let n = 0; n < 50; n++) await queue.enqueueMany(Array.from({ length: 1000 }, (_, i) => ({ kind: i % 2 === 0 ? 'email' : 'report' })));
+  const env = { ...process.env, JOBQ_DATABASE_URL: db.url };
+  const workers = Array.from({ length: 4 }, () =>
+    startCli(['work', '--handler', ONE_MS, '--keep-done', '--concurrency', '20', '--batch-size', '50', '--database-url', db.url], { JOBQ_DATABASE_URL: db.url }),
+  );
+  const producers = ['email', 'sms'].map((kind) => promisify(execFile)(process.execPath, [PRODUCER, '1000', kind], { env }));
+  let lowest = 0;
+  let samples = 0;
+  const finished = async () => Number((await db.rows<{ n: number }>("SELECT COUNT(*) AS n FROM jobs WHERE status = 'done'"))[0]!.n) === 52_000;
+  let drained = false;
+  const sampling = (async () => {
+    while (!drained) {
+      for (const counts of Object.values(await kept())) lowest = Math.min(lowest, counts.waiting, counts.done, counts.failed);
+      samples++;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  await Promise.all(producers);
+  await waitUntil(finished, 'the workers to finish all 52,000 jobs', { timeoutMs: 120_000 });
+  drained = true;
+  await sampling;
+  for (const worker of workers) worker.kill('SIGTERM');
+  for (const worker of workers) assert.equal((await worker.done).code, 0);
+  const full = await fullCount();
+  assert.deepEqual(full, { email: { waiting: 0, done: 26_000, failed: 0 }, report: { waiting: 0, done: 25_000, failed: 0 }, sms: { waiting: 0, done: 1000, failed: 0 } });
+  assert.deepEqual(await kept(), full);
+  assert.ok(samples > 10, `${samples} samples`);
   assert.equal(lowest, 0, 'no kept count went below zero');
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { noKindRules } from '../src/claim/kind-rules.js';
+import { TotalsTally } from '../src/claim/running-totals.js';
 import { claimTurn } from '../src/claim/turn.js';
 import { quoteIdentifier } from '../src/config/identifiers.js';
 import { parseDatabaseUrl } from '../src/config/database-url.js';
@@ -126,7 +127,11 @@ test('a claim is held back by a limit only where the limit left jobs waiting: a 
   const { queue, db } = context;
   const direct = await Database.open({ settings: parseDatabaseUrl(db.url) });
   const turn = async () => {
-    const result = await claimTurn(direct, quoteIdentifier('jobs'), { claim: { batchSize: 20, ownerId: 1 }, rules: { ...noKindRules('jobs'), refresh: true } });
+    const result = await claimTurn(direct, quoteIdentifier('jobs'), {
+      claim: { batchSize: 20, ownerId: 1 },
+      rules: { ...noKindRules('jobs'), refresh: true },
+      totals: { queue: 'jobs', pending: new TotalsTally(), flush: true },
+    });
     await db.admin.query('DELETE FROM jobs WHERE claim_token = ?', [result.claim.token]);
     return { jobs: result.claim.jobs.length, heldBack: result.heldBack };
   };

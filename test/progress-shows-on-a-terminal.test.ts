@@ -77,6 +77,7 @@ test('piped, in CI or with NO_COLOR: no progress line, only the last one', async
 
 test('a quiet drain by start-processing shows jobs consumed, the rate and what is left; with its claim lines, none', async () => {
   await context.db.admin.query('DELETE FROM jobs');
+  await context.queue.recount();
   await context.queue.enqueueMany(Array.from({ length: JOBS }, (_, n) => ({ kind: 'drain', payload: { n } })));
   const drain = await onTerminal(['start-processing', '-g', '0', '-c', '2', '--until-empty', '-q', '--database-url', context.db.url]);
   const shown = progressLines(drain);

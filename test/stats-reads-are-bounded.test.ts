@@ -7,7 +7,7 @@ import * as failedSql from '../src/queue/sql/failed-jobs.js';
 import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
 
 // The reads `stats()`, the dashboard and /metrics make read the entries of the jobs they are
-// about: the counts those of waiting and claimed jobs (done and failed ones are kept count of),
+// about: the counts those of claimed and delayed jobs (waiting, done and failed ones are kept count of),
 // the longest waits a few per kind, group and priority, a page of failed jobs those up to the
 // page's end. The server's own handler counters show how many entries each statement read.
 // 128,000 jobs make the point (a scan reads them all) and fit the test server's buffer pool beside
@@ -59,21 +59,31 @@ async function entriesRead<T>(sql: string, values: unknown[] = []): Promise<{ re
 
 const scanned = (sql: string) => db.rows<{ age_us: number | null }>(sql);
 
-test('the counts read the index entries of waiting and claimed jobs, not those of done jobs, and agree with a full count', async () => {
-  const { read, rows } = await entriesRead<{ scope: string; kind: string | null; status: string; count: number }>(statsSql.COUNT_JOBS_SQL(table, true), [KINDS, 'jobs', 'jobs']);
-  const full = await db.rows<{ kind: string | null; status: string; count: number }>(
-    "SELECT kind, status, COUNT(*) AS count FROM jobs IGNORE INDEX (status_priority_run_after, kind_status_group_priority_run_after) WHERE status IN ('unclaimed', 'claimed') GROUP BY kind, status",
+test('the counts read the index entries of claimed and delayed jobs, not those of waiting or done jobs, and agree with a full count', async () => {
+  const { read, rows } = await entriesRead<{ scope: string; kind: string | null; status: string; count: number }>(statsSql.COUNT_JOBS_SQL(table, true, PRIORITIES.length), [
+    KINDS,
+    ...PRIORITIES,
+    ...Array(6).fill('jobs'),
+  ]);
+  const full = await db.rows<{ kind: string | null; status: string; later: number; count: number }>(
+    "SELECT kind, status, run_after > NOW(6) AS later, COUNT(*) AS count FROM jobs IGNORE INDEX (status_priority_run_after, kind_status_group_priority_run_after) WHERE status IN ('unclaimed', 'claimed') GROUP BY kind, status, later",
   );
-  const active = full.reduce((sum, row) => sum + Number(row.count), 0);
-  const [{ done }] = (await db.rows<{ done: number }>("SELECT COUNT(*) AS done FROM jobs WHERE status = 'done'")) as [{ done: number }];
-  assert.ok(Number(done) > 50_000, `${done} done jobs`);
-  // Each waiting or claimed job is read twice (the status index and the kind index; jobs of no kind once).
-  assert.ok(read < 2 * active + 100, `read ${read} index entries for ${active} waiting and claimed jobs beside ${done} done`);
-  const of = (scope: string, kind: string | null, status: string) => rows.filter((row) => row.scope === scope && row.kind === kind && row.status === status).reduce((sum, row) => sum + Number(row.count), 0);
-  for (const status of ['unclaimed', 'claimed']) {
-    assert.equal(of('all', null, status), full.filter((row) => row.status === status).reduce((sum, row) => sum + Number(row.count), 0), status);
-    for (const kind of KINDS) assert.equal(of('kind', kind, status), Number(full.find((row) => row.kind === kind && row.status === status)?.count ?? 0), `${kind} ${status}`);
+  const fullOf = (kind: string | null | undefined, status: string, delayed?: boolean) =>
+    full.filter((row) => (kind === undefined || row.kind === kind) && row.status === status && (delayed === undefined || Number(row.later) === Number(delayed))).reduce((sum, row) => sum + Number(row.count), 0);
+  const claimed = fullOf(undefined, 'claimed');
+  const delayed = fullOf(undefined, 'unclaimed', true);
+  const waiting = fullOf(undefined, 'unclaimed');
+  assert.ok(claimed > 3000 && delayed > 1000 && waiting > 40_000, `${claimed} claimed, ${delayed} delayed, ${waiting} waiting`);
+  // A claimed job is read twice (the status index and the kind index); a delayed one is read in the
+  // status index and by its row, for its kind.
+  assert.ok(read < 2 * claimed + 2 * delayed + 100, `read ${read} index entries for ${claimed} claimed and ${delayed} delayed jobs beside ${waiting} waiting`);
+  const of = (scope: string, kind: string | null) => rows.filter((row) => row.scope === scope && row.kind === kind).reduce((sum, row) => sum + Number(row.count), 0);
+  assert.equal(of('all', null), claimed, 'claimed');
+  for (const kind of KINDS) {
+    assert.equal(of('kind', kind), fullOf(kind, 'claimed'), `${kind} claimed`);
+    assert.equal(of('delayed', kind), fullOf(kind, 'unclaimed', true), `${kind} delayed`);
   }
+  assert.equal(of('delayed', null), fullOf(null, 'unclaimed', true), 'delayed of no kind');
 });
 
 test('the longest wait reads one index entry or so per priority, and agrees with a full read', async () => {

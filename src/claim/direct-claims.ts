@@ -59,7 +59,7 @@ export class DirectClaims {
   }
 
   release(claim: Claim, options: SettleOptions): Promise<Settlement> {
-    return this.settle([handBack(this.table.quoted, claim, idsOf(claim, options.ids))]);
+    return this.settle(handBack(this.table.quoted, claim, idsOf(claim, options.ids)));
   }
 
   async fail(claim: Claim, error: unknown, options: FailOptions): Promise<Settlement & { failed: number }> {

@@ -27,20 +27,20 @@ export const keepRowCount = (row: CounterRow, change: KeptChange): Statement => 
 
 /** Changes to the kept counts known before they are made (of rows the transaction has locked), per kind. */
 export class KeptDeltas {
-  private readonly byKind = new Map<string, { done: number; failed: number }>();
+  private readonly byKind = new Map<string, Record<KeptCount, number>>();
 
   add(kind: string | null, count: KeptCount, by: number): this {
     const key = kind ?? '';
     let entry = this.byKind.get(key);
-    if (entry === undefined) this.byKind.set(key, (entry = { done: 0, failed: 0 }));
-    entry[count === 'done_jobs' ? 'done' : 'failed'] += by;
+    if (entry === undefined) this.byKind.set(key, (entry = { waiting_jobs: 0, done_jobs: 0, failed_jobs: 0 }));
+    entry[count] += by;
     return this;
   }
 
   /** The statement that adds them; none when there is nothing to add. */
   statements(row: CounterRow): Statement[] {
-    const rows = [...this.byKind].filter(([, { done, failed }]) => done !== 0 || failed !== 0);
+    const rows = [...this.byKind].filter(([, counts]) => Object.values(counts).some((by) => by !== 0));
     if (rows.length === 0) return [];
-    return [[keepCountsSql(rows.length), rows.flatMap(([kind, { done, failed }]) => [row.queue, kind, row.shard, done, failed])]];
+    return [[keepCountsSql(rows.length), rows.flatMap(([kind, counts]) => [row.queue, kind, row.shard, counts.waiting_jobs, counts.done_jobs, counts.failed_jobs])]];
   }
 }

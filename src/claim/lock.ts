@@ -7,8 +7,8 @@ import * as claimSql from './sql/claim.js';
 import type { ClaimedJob } from './types.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
 
-/** A row as the locking read returns it: JSON columns as text. */
-type LockedRow = Omit<ClaimedJob, 'payload' | 'traceContext'> & { payload: string | null; traceContext: string | null };
+/** A row as the locking read returns it: JSON columns as text, and whether the job was waiting (not claimed before, its lease run out). */
+type LockedRow = Omit<ClaimedJob, 'payload' | 'traceContext'> & { payload: string | null; traceContext: string | null; waiting: number };
 
 /** What the locking read of a claim turn came to. */
 export interface Locked {
@@ -16,6 +16,8 @@ export interface Locked {
   jobs: ClaimedJob[];
   /** Jobs whose lease ran out once too often: they go to `failed` instead. */
   exhausted: Array<{ id: number; kind: string | null }>;
+  /** How the claim changes the kept counts: the waiting jobs it takes, the exhausted jobs it fails. */
+  kept: KeptDeltas;
   /** Candidates, less the locked jobs of kinds paused or limited since the candidates were read. */
   candidates: number;
 }
@@ -35,18 +37,15 @@ export async function lockCandidates(tx: Transaction, table: QuotedIdentifier, f
 }
 
 /**
- * The third round trip's writes, before the COMMIT: exhausted jobs to `failed` (and into the kept
- * count of failed jobs: the rows are locked, so all of them change), the others claimed under the
- * token. The claim's UPDATE comes last.
+ * The third round trip's writes, before the COMMIT: exhausted jobs to `failed`, the changes to the
+ * kept counts (the rows are locked, so all of them change), the others claimed under the token.
+ * The claim's UPDATE comes last.
  */
 export function markStatements(table: QuotedIdentifier, locked: Locked, claim: { ownerId: number; token: Buffer; leaseMicroseconds: number }, counters: CounterRow | undefined): Statement[] {
+  if (counters === undefined) throw new Error('a claim changes the kept counts: it needs the queue they belong to (request.totals)');
   const writes: Statement[] = [];
-  if (locked.exhausted.length > 0) {
-    if (counters === undefined) throw new Error('a claim that fails exhausted jobs needs the queue whose kept counts they change (request.totals)');
-    const failed = new KeptDeltas();
-    for (const job of locked.exhausted) failed.add(job.kind, 'failed_jobs', 1);
-    writes.push([claimSql.MARK_FAILED_SQL(table), [LEASES_RAN_OUT, locked.exhausted.map((job) => job.id)]], ...failed.statements(counters));
-  }
+  if (locked.exhausted.length > 0) writes.push([claimSql.MARK_FAILED_SQL(table), [LEASES_RAN_OUT, locked.exhausted.map((job) => job.id)]]);
+  writes.push(...locked.kept.statements(counters));
   if (locked.jobs.length > 0) {
     writes.push([claimSql.MARK_CLAIMED_SQL(table), [claim.ownerId, claim.token, claim.leaseMicroseconds, locked.jobs.map((job) => job.id)]]);
   }
@@ -65,14 +64,18 @@ const LEASES_RAN_OUT =
  * kind shared between groups is their round-robin.
  */
 function takeLocked(locked: ReadonlyArray<LockedRow>, found: readonly Candidate[]): Omit<Locked, 'candidates'> {
-  const exhausted = locked.filter((job) => job.leaseExpiries >= DEFAULTS.maxLeaseExpiries).map(({ id, kind }) => ({ id, kind }));
+  const exhausted = locked.filter((job) => job.leaseExpiries >= DEFAULTS.maxLeaseExpiries);
   const runnable = locked.filter((job) => job.leaseExpiries < DEFAULTS.maxLeaseExpiries);
   const suspect = runnable.find((job) => job.leaseExpiries > 0);
+  const taken = suspect === undefined ? runnable : [suspect];
+  const kept = new KeptDeltas();
+  for (const job of exhausted) kept.add(job.kind, 'failed_jobs', 1);
+  for (const job of [...exhausted, ...taken]) if (Number(job.waiting) === 1) kept.add(job.kind, 'waiting_jobs', -1);
   const position = new Map(found.map((candidate, i) => [candidate.id, i]));
-  const jobs = (suspect === undefined ? runnable : [suspect])
-    .map((job) => ({ ...job, payload: parseJson(job.payload), traceContext: parseJson(job.traceContext) }))
+  const jobs = taken
+    .map(({ waiting: _, ...job }) => ({ ...job, payload: parseJson(job.payload), traceContext: parseJson(job.traceContext) }))
     .sort((a, b) => position.get(a.id)! - position.get(b.id)!);
-  return { exhausted, jobs };
+  return { exhausted: exhausted.map(({ id, kind }) => ({ id, kind })), jobs, kept };
 }
 
 const parseJson = (text: string | null) => (text === null ? null : JSON.parse(text));

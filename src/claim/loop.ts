@@ -136,7 +136,7 @@ export class ClaimLoop {
   /** The jobs were never started: back to the queue, due at once, in the next turn. */
   release(claim: Claim, ids: readonly number[]): void {
     if (ids.length === 0) return;
-    this.otherOutcomes.push(handBack(this.table, claim, ids));
+    this.otherOutcomes.push(...handBack(this.table, claim, ids));
     this.outcome(claim, ids);
   }
 

@@ -17,7 +17,7 @@ export interface PendingWrite {
   counted: boolean;
   /** How many jobs came to which outcome, per kind, for the running totals (sql/counters.ts); releases and renewals add nothing. */
   outcomes?: ReadonlyArray<{ kind: string | null; outcome: Outcome; count: number }>;
-  /** The rows it changes are jobs of one kind that now count as done or failed (sql/counters.ts): added from its affected rows, in its transaction. */
+  /** The rows it changes are jobs of one kind that now count as waiting, done or failed (sql/counters.ts): added from its affected rows, in its transaction. */
   keeps?: KeptChange;
 }
 
@@ -70,9 +70,15 @@ export function completion(table: QuotedIdentifier, claim: Claim, ids: readonly 
   return splitBy(claim, ids, (job) => job.kind ?? '').map((part) => settle(completeSql.MARK_DONE_SQL(table), part.ids, { kind: part.job.kind, count: 'done_jobs', sign: 1 }));
 }
 
-/** Hands jobs back to the queue, due at once. */
-export function handBack(table: QuotedIdentifier, claim: Claim, ids: readonly number[]): PendingWrite {
-  return { statement: [completeSql.RELEASE_OWNED_SQL(table), [ids, claim.token]], token: claim.token, ids, counted: true };
+/** Hands jobs back to the queue, due at once (one statement per kind: they count as waiting again, see splitBy). */
+export function handBack(table: QuotedIdentifier, claim: Claim, ids: readonly number[]): PendingWrite[] {
+  return splitBy(claim, ids, (job) => job.kind ?? '').map(({ job, ids: part }) => ({
+    statement: [completeSql.RELEASE_OWNED_SQL(table), [part, claim.token]],
+    token: claim.token,
+    ids: part,
+    counted: true,
+    keeps: { kind: job.kind, count: 'waiting_jobs', sign: 1 },
+  }));
 }
 
 export interface RetryPolicy {
@@ -85,18 +91,19 @@ export const errorText = (error: unknown): string => (error instanceof Error ? e
 
 /**
  * Sends failed jobs back after a growing delay, or to `failed` once out of attempts, keeping the
- * error. Those that fail for good go in a statement per kind (see splitBy); the SQL decides by the
- * row's attempts, which the claim read and nobody changes while the claim holds the row.
+ * error: a statement per kind and outcome (see splitBy), into the kept count of failed or of
+ * waiting jobs; the SQL decides by the row's attempts, which the claim read and nobody changes
+ * while the claim holds the row.
  */
 export function failure(table: QuotedIdentifier, claim: Claim, ids: readonly number[], error: unknown, policy: RetryPolicy): PendingWrite[] {
   const failsForGood = (job: ClaimedJob) => job.attempts >= policy.maxAttempts;
-  return splitBy(claim, ids, (job) => (failsForGood(job) ? `failed:${job.kind ?? ''}` : 'retried')).map(({ job, ids: part }) => ({
+  return splitBy(claim, ids, (job) => `${failsForGood(job) ? 'failed' : 'retried'}:${job.kind ?? ''}`).map(({ job, ids: part }) => ({
     statement: [completeSql.FAIL_OWNED_SQL(table), [policy.maxAttempts, policy.maxAttempts, Math.round(policy.retryDelayMs * 1000), errorText(error), part, claim.token]],
     token: claim.token,
     ids: part,
     counted: true,
     outcomes: outcomesOf(claim, part, (each) => (failsForGood(each) ? 'failed' : 'retried')),
-    ...(failsForGood(job) && { keeps: { kind: job.kind, count: 'failed_jobs', sign: 1 } satisfies KeptChange }),
+    keeps: { kind: job.kind, count: failsForGood(job) ? 'failed_jobs' : 'waiting_jobs', sign: 1 } satisfies KeptChange,
   }));
 }
 

@@ -47,6 +47,12 @@ export class Database {
   private closed = false;
   /** Transactions under way on this connection: a statement sent by query() meanwhile is part of one. */
   private transactionOpen = 0;
+  /**
+   * The end of the last transaction begun: a transaction waits for the one before it, since its
+   * START TRANSACTION would commit that one halfway (an enqueue in one round trip while a cancel's
+   * rows are locked, on the queue's one connection).
+   */
+  private lastTransaction: Promise<unknown> = Promise.resolve();
   /** The reconnect in progress: callers that fail meanwhile wait for it instead of starting another. */
   private reconnecting: Promise<void> | undefined;
 
@@ -121,7 +127,13 @@ export class Database {
    * runs `work` again (InnoDB has already undone it); a lost connection reconnects first. `work`
    * must therefore be safe to run again, as every jobq transaction is.
    */
-  async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    const run = this.lastTransaction.then(() => this.transactionAttempts(work));
+    this.lastTransaction = run.catch(() => undefined);
+    return run;
+  }
+
+  private async transactionAttempts<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     let firstLockError: number | undefined;
     for (let attempt = 1; ; attempt++) {
       const tx = new PipelinedTransaction(this.connection);

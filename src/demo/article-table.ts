@@ -44,7 +44,7 @@ export class ArticleTable {
 
   /** Inserts the rows as they are, in multi-row INSERTs, by the table's layout. */
   async insert(rows: JobRow[]): Promise<void> {
-    await this.inserts.many(rows, { idRange: false });
+    await this.inserts.many(rows, { idRange: false }, false);
   }
 
   /** A claim loop on this connection, reading candidates from the replica when there is one. */

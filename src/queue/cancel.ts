@@ -20,7 +20,7 @@ const CHUNK = 1000;
 
 /**
  * Cancels the jobs that nobody works on, reporting the others; one transaction per chunk of ids,
- * which takes the failed jobs it deletes off the kept count of failed jobs.
+ * which takes the jobs it deletes off the kept counts of waiting and failed jobs.
  */
 export async function cancelJobs(db: Database, table: { name: string; quoted: QuotedIdentifier }, ids: readonly number[]): Promise<CancelResult> {
   const result: CancelResult = { cancelled: [], running: [], done: [], unknown: [] };
@@ -31,9 +31,9 @@ export async function cancelJobs(db: Database, table: { name: string; quoted: Qu
     const rows = await db.transaction(async (tx) => {
       const [found] = (await tx.run([cancelSql.LOCK_JOBS_SQL(table.quoted), [chunk]])) as [Array<{ id: number; kind: string | null; status: string; owner_id: number; lease_left_us: number }>];
       const cancellable = found.filter((row) => row.status === 'unclaimed' || row.status === 'failed');
-      const failed = new KeptDeltas();
-      for (const row of cancellable) if (row.status === 'failed') failed.add(row.kind, 'failed_jobs', -1);
-      if (cancellable.length > 0) await tx.run([cancelSql.DELETE_CANCELLABLE_SQL(table.quoted), [cancellable.map((row) => Number(row.id))]], ...failed.statements(counters));
+      const gone = new KeptDeltas();
+      for (const row of cancellable) gone.add(row.kind, row.status === 'failed' ? 'failed_jobs' : 'waiting_jobs', -1);
+      if (cancellable.length > 0) await tx.run([cancelSql.DELETE_CANCELLABLE_SQL(table.quoted), [cancellable.map((row) => Number(row.id))]], ...gone.statements(counters));
       return found;
     });
     const byId = new Map(rows.map((row) => [Number(row.id), row]));

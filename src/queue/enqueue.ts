@@ -7,7 +7,8 @@ import type { Statement } from '../db/transaction.js';
 import { isDuplicateKey } from '../db/server-errors.js';
 import { idRange, KeyedInsert, type IdRange } from './keyed-insert.js';
 import type { JobRow } from './new-jobs.js';
-import { ID_RANGE_OF_KEYS_SQL, INSERT_ONE_JOB_SQL, insertJobsSql } from './sql/enqueue.js';
+import { ID_RANGE_OF_KEYS_SQL, INSERT_ONE_JOB_SQL, insertJobsSql, insertValues } from './sql/enqueue.js';
+import { countNewJobs, NEW_JOBS_TABLE, newMarker } from './new-job-count.js';
 import { addGroupedKindsSql } from '../claim/sql/groups.js';
 import { listKindsSql } from '../claim/sql/counters.js';
 import * as keySql from './sql/job-keys.js';
@@ -78,24 +79,27 @@ export class JobInserts {
     private readonly partitioned: () => Promise<boolean>,
   ) {}
 
-  /** One job in one round trip (and, the first time a job of its kind has a group, one before); its id. */
-  async one(row: JobRow, options: EnqueueOptions): Promise<number> {
+  /**
+   * One job in one round trip (and, the first time a job of its kind has a group, one before); its
+   * id. `keysGiven`: the caller chose its key (which a job may hold already), jobq did not.
+   */
+  async one(row: JobRow, options: EnqueueOptions, keysGiven: boolean): Promise<number> {
     const caller = callerOf(options);
     await this.listKinds([row]);
     return this.traced([row], (id) => id, async () => {
       if (await this.partitioned()) return (await this.insertKeyed([row], caller, true))!.firstId!;
-      if (this.readsBackInserts(caller)) return (await this.insertReadBack([row])).firstId!;
-      const result = await this.runOn<{ insertId: number }>(caller, INSERT_ONE_JOB_SQL(this.tableFor(caller)), row);
-      return Number(result.insertId);
+      if (this.readsBackInserts(caller)) return (await this.insertReadBack([row], keysGiven)).firstId!;
+      const [inserted] = (await this.insertCounted(caller, [row], keysGiven, (marker) => [INSERT_ONE_JOB_SQL(this.tableFor(caller)), insertValues([row], marker)])) as [{ insertId: number }];
+      return Number(inserted.insertId);
     });
   }
 
   /** Jobs in multi-row INSERTs of up to 1,000 rows, each chunk all or nothing; how many, and their ids. */
-  async many(rows: JobRow[], options: EnqueueOptions & { idRange?: boolean }): Promise<EnqueueResult> {
+  async many(rows: JobRow[], options: EnqueueOptions & { idRange?: boolean }, keysGiven: boolean): Promise<EnqueueResult> {
     const caller = callerOf(options);
     if (rows.length === 0) return { count: 0, firstId: null, lastId: null };
     await this.listKinds(rows);
-    return this.traced(rows, (result) => result.firstId, () => this.insertMany(rows, caller, options.idRange !== false));
+    return this.traced(rows, (result) => result.firstId, () => this.insertMany(rows, caller, options.idRange !== false, keysGiven));
   }
 
   /**
@@ -132,12 +136,12 @@ export class JobInserts {
     }, idOf);
   }
 
-  private async insertMany(rows: JobRow[], caller: CallerTransaction | undefined, idRange: boolean): Promise<EnqueueResult> {
+  private async insertMany(rows: JobRow[], caller: CallerTransaction | undefined, idRange: boolean, keysGiven: boolean): Promise<EnqueueResult> {
     const partitioned = await this.partitioned();
     let firstId: number | null = null;
     let lastId: number | null = null;
     for (const chunk of chunks(rows)) {
-      const range = partitioned ? await this.insertKeyed(chunk, caller, idRange) : await this.insertUnique(chunk, caller, idRange);
+      const range = partitioned ? await this.insertKeyed(chunk, caller, idRange) : await this.insertUnique(chunk, caller, idRange, keysGiven);
       if (range === undefined || range.firstId === null || range.lastId === null) continue;
       firstId = firstId === null ? range.firstId : Math.min(firstId, range.firstId);
       lastId = lastId === null ? range.lastId : Math.max(lastId, range.lastId);
@@ -146,13 +150,41 @@ export class JobInserts {
   }
 
   /** Inserts jobs into an unpartitioned table, whose unique job_key index drops keys sent twice; then reads their ids unless `idRange` is false. */
-  private async insertUnique(rows: JobRow[], caller: CallerTransaction | undefined, withIdRange: boolean): Promise<IdRange | undefined> {
-    if (this.readsBackInserts(caller)) return this.insertReadBack(rows);
+  private async insertUnique(rows: JobRow[], caller: CallerTransaction | undefined, withIdRange: boolean, keysGiven: boolean): Promise<IdRange | undefined> {
+    if (this.readsBackInserts(caller)) return this.insertReadBack(rows, keysGiven);
     const table = this.tableFor(caller);
-    await this.runOn(caller, insertJobsSql(table, rows.length), rows.flat());
-    if (!withIdRange) return undefined;
-    const [range] = await this.runOn<Array<{ first_id: number | null; last_id: number | null }>>(caller, ID_RANGE_OF_KEYS_SQL(table), [rows.map((row) => row[0])]);
-    return idRange(range);
+    const range: Statement[] = withIdRange ? [[ID_RANGE_OF_KEYS_SQL(table), [rows.map((row) => row[0])]]] : [];
+    const results = await this.insertCounted(caller, rows, keysGiven, (marker) => [insertJobsSql(table, rows.length), insertValues(rows, marker)], range);
+    return withIdRange ? idRange((results.at(-1) as Array<{ first_id: number | null; last_id: number | null }>)[0]) : undefined;
+  }
+
+  /**
+   * The insert, the count of the jobs it made (new-job-count.ts) and the statements `after`, in one
+   * transaction: on the queue's connection, in one round trip; on the caller's, in the caller's
+   * transaction. Sent again after a deadlock or a lost connection, the insert has a new marker and
+   * its jobs are counted by it: an earlier attempt may have made them.
+   */
+  private async insertCounted(caller: CallerTransaction | undefined, rows: JobRow[], keysGiven: boolean, insert: (marker: Buffer) => Statement, after: Statement[] = []): Promise<unknown[]> {
+    const target = { queue: this.table.name, jobs: this.tableFor(caller), newJobs: caller === undefined ? NEW_JOBS_TABLE : `${quoteIdentifier(this.db.settings.database)}.${NEW_JOBS_TABLE}` };
+    if (caller !== undefined) {
+      return this.described(async () => {
+        const marker = newMarker();
+        const send = ([sql, values]: Statement) => caller.query(sql, values ?? []);
+        const inserted = await send(insert(marker));
+        // A mysql2 connection outside a transaction commits each statement alone: the count comes
+        // right after the insert (a connection lost between the two leaves it short until a recount).
+        const results = [inserted];
+        for (const statement of [countNewJobs(target, rows, !keysGiven, marker), ...after]) results.push(await send(statement));
+        return results;
+      });
+    }
+    let attempt = 0;
+    return this.described(() =>
+      this.db.transaction((tx) => {
+        const marker = newMarker();
+        return tx.commitWith(insert(marker), countNewJobs(target, rows, !keysGiven && ++attempt === 1, marker), ...after);
+      }),
+    );
   }
 
   /** On a Galera node, jobq's own inserts are read back (see insertReadBack); a caller's transaction is the caller's to commit. */
@@ -161,18 +193,28 @@ export class JobInserts {
   }
 
   /**
-   * On a Galera node: the INSERT and a read of its keys in one round trip, sent again until every
-   * key is there. A surviving node of a cluster that lost one was seen to answer OK to a COMMIT
+   * On a Galera node: the INSERT and the count of its jobs, committed, and a read of its keys in one
+   * round trip, sent again until every key is there. A surviving node of a cluster that lost one was seen to answer OK to a COMMIT
    * whose changes never appeared (src/claim/commit.ts, commitTurn); the keys make sending the rows
    * again safe, and each such retry counts as a retried transaction. The read runs microseconds
-   * after the INSERT, in the same packet: no worker can have claimed and deleted the jobs yet.
+   * after the COMMIT, in the same packet: no worker can have claimed and deleted the jobs yet.
    */
-  private async insertReadBack(rows: JobRow[]): Promise<IdRange> {
+  private async insertReadBack(rows: JobRow[], keysGiven: boolean): Promise<IdRange> {
     const keys = rows.map((row) => row[0]);
     const distinct = new Set(keys).size;
-    const sql = `${insertJobsSql(this.table.quoted, rows.length)};\n${ID_RANGE_OF_KEYS_SQL(this.table.quoted)}`;
+    const target = { queue: this.table.name, jobs: this.table.quoted, newJobs: NEW_JOBS_TABLE };
+    let sends = 0;
     for (let attempt = 1; ; attempt++) {
-      const [, [range]] = await this.run<[unknown, Array<{ first_id: number | null; last_id: number | null; found: number }>]>(sql, [...rows.flat(), keys]);
+      const range = await this.described(() =>
+        this.db.transaction(async (tx) => {
+          const marker = newMarker();
+          const { read } = await tx.commitThenRead(
+            [[insertJobsSql(this.table.quoted, rows.length), insertValues(rows, marker)], countNewJobs(target, rows, !keysGiven && ++sends === 1, marker)],
+            [ID_RANGE_OF_KEYS_SQL(this.table.quoted), [keys]],
+          );
+          return (read as Array<{ first_id: number | null; last_id: number | null; found: number }>)[0];
+        }),
+      );
       if (Number(range?.found) === distinct) return idRange(range);
       if (attempt === MAX_INSERT_ATTEMPTS) throw new Error(`${distinct - Number(range?.found)} of ${distinct} jobs were not in the table after ${attempt} inserts that each answered OK`);
       this.db.counters.deadlockRetries++;
@@ -188,8 +230,8 @@ export class JobInserts {
    * queues its first job, as the unique index of an unpartitioned table would.
    */
   private async insertKeyed(rows: JobRow[], caller: CallerTransaction | undefined, withIdRange: boolean): Promise<IdRange | undefined> {
-    const keysTable = caller === undefined ? keySql.KEYS_TABLE : `${quoteIdentifier(this.db.settings.database)}.${keySql.KEYS_TABLE}`;
-    const chunk = new KeyedInsert(this.tableFor(caller), keysTable, this.table.name, rows);
+    const inDatabase = (name: string) => (caller === undefined ? name : `${quoteIdentifier(this.db.settings.database)}.${name}`);
+    const chunk = new KeyedInsert(this.tableFor(caller), inDatabase(keySql.KEYS_TABLE), inDatabase(NEW_JOBS_TABLE), this.table.name, rows);
     if (caller !== undefined) {
       return this.described(async () => {
         const send = async (statements: Statement[]) => {
@@ -252,12 +294,6 @@ export class JobInserts {
 
   private tableFor(caller: CallerTransaction | undefined): QuotedIdentifier {
     return caller === undefined ? this.table.quoted : this.table.qualified;
-  }
-
-  /** One statement in the caller's transaction if given, else on the queue's own connection. */
-  private runOn<T>(caller: CallerTransaction | undefined, sql: string, values: unknown[]): Promise<T> {
-    if (caller === undefined) return this.run<T>(sql, values);
-    return this.described(async () => (await caller.query(sql, values)) as T);
   }
 
   /** One statement on the queue's own connection. */

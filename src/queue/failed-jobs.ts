@@ -37,9 +37,9 @@ export async function requeueFailedJobs(db: Database, table: { name: string; quo
     db.transaction(async (tx) => {
       const [locked] = (await tx.run(lock)) as [Array<{ id: number; kind: string | null }>];
       if (locked.length === 0) return 0;
-      const failed = new KeptDeltas();
-      for (const row of locked) failed.add(row.kind, 'failed_jobs', -1);
-      await tx.commitWith([REQUEUE_FAILED_SQL(table.quoted), [locked.map((row) => row.id)]], ...failed.statements(counters));
+      const moved = new KeptDeltas();
+      for (const row of locked) moved.add(row.kind, 'failed_jobs', -1).add(row.kind, 'waiting_jobs', 1);
+      await tx.commitWith([REQUEUE_FAILED_SQL(table.quoted), [locked.map((row) => row.id)]], ...moved.statements(counters));
       return locked.length;
     });
   let requeued = 0;

@@ -1,6 +1,7 @@
 import type { Statement } from '../db/transaction.js';
 import type { JobRow } from './new-jobs.js';
-import { insertJobsSql } from './sql/enqueue.js';
+import { insertJobsSql, insertValues } from './sql/enqueue.js';
+import { countNewJobs, UNMARKED } from './new-job-count.js';
 import * as keySql from './sql/job-keys.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
 
@@ -25,10 +26,11 @@ export class KeyedInsert {
   readonly jobs: JobRow[];
   private readonly keys: string[];
 
-  /** `table` and `keysTable` (the jobs table and jobq_job_keys) as the connection must name them. */
+  /** `table`, `keysTable` and `newJobsTable` (the jobs table, jobq_job_keys and jobq_new_jobs) as the connection must name them. */
   constructor(
     private readonly table: QuotedIdentifier,
     private readonly keysTable: string,
+    private readonly newJobsTable: string,
     private readonly queue: string,
     rows: readonly JobRow[],
   ) {
@@ -38,12 +40,16 @@ export class KeyedInsert {
     this.keys = [...byKey.keys()];
   }
 
-  /** Inserts these jobs and records their keys; a key that has a row fails it with 1062. */
+  /**
+   * Inserts these jobs, records their keys and counts them as new jobs; a key that has a row fails
+   * it with 1062 (so the keys of the jobs it makes were free, and so many jobs it makes).
+   */
   insert(jobs: readonly JobRow[]): Statement[] {
     if (jobs.length === 0) return [];
     const record: Statement =
       jobs.length === 1 ? [keySql.RECORD_KEY_SQL(this.keysTable), [this.queue, jobs[0]![0]]] : [keySql.RECORD_KEYS_SQL(this.table, this.keysTable), [this.queue, jobs.map((row) => row[0])]];
-    return [[insertJobsSql(this.table, jobs.length), jobs.flat()], record];
+    const count = countNewJobs({ queue: this.queue, jobs: this.table, newJobs: this.newJobsTable }, jobs, true, UNMARKED);
+    return [[insertJobsSql(this.table, jobs.length), insertValues(jobs, UNMARKED)], record, count];
   }
 
   /** The careful way's first step: forget the keys of gone jobs, lock and read the taken ones. */

@@ -5,7 +5,8 @@ import type { Statement } from '../db/transaction.js';
 import { ExitCode, JobqError } from '../errors.js';
 import { KeyedInsert } from './keyed-insert.js';
 import { toJobRow, type JobRow } from './new-jobs.js';
-import { insertJobsSql } from './sql/enqueue.js';
+import { insertJobsSql, insertValues } from './sql/enqueue.js';
+import { countNewJobs, NEW_JOBS_TABLE, UNMARKED } from './new-job-count.js';
 import { listKindsSql } from '../claim/sql/counters.js';
 import { KEYS_TABLE } from './sql/job-keys.js';
 import * as scheduleSql from './sql/schedules.js';
@@ -146,9 +147,12 @@ export async function enqueueDueTicks(db: Database, table: QuotedIdentifier, que
     enqueued += await db.transaction(async (tx) => {
       const [taken] = (await tx.run([scheduleSql.TAKE_TICKS_SQL, [nextSeconds, seconds(ticks.at(-1)!), queue, schedule.name, row.next_tick]])) as [{ affectedRows: number }];
       if (taken.affectedRows === 0) return 0; // another worker took these ticks
-      // A tick's key is new (its tick was just taken): a partitioned table's first try holds. Its
-      // kind is listed as enqueue lists kinds (stats() counts the jobs of listed kinds).
-      const insert: Statement[] = partitioned ? new KeyedInsert(table, KEYS_TABLE, queue, rows).insert(rows) : [[insertJobsSql(table, rows.length), rows.flat()]];
+      // A tick's key is new (its tick was just taken): a partitioned table's first try holds, and
+      // the jobs are counted from the rows. Its kind is listed as enqueue lists kinds (stats()
+      // counts the jobs of listed kinds).
+      const insert: Statement[] = partitioned
+        ? new KeyedInsert(table, KEYS_TABLE, NEW_JOBS_TABLE, queue, rows).insert(rows)
+        : [[insertJobsSql(table, rows.length), insertValues(rows, UNMARKED)], countNewJobs({ queue, jobs: table, newJobs: NEW_JOBS_TABLE }, rows, true, UNMARKED)];
       await tx.commitWith([listKindsSql(1), [queue, row.kind]], ...insert);
       return rows.length;
     });

@@ -4,6 +4,7 @@ import { readGaleraNode } from '../db/galera.js';
 import * as countersSql from '../claim/sql/counters.js';
 import type { Schedule } from './schedules.js';
 import * as statsSql from './sql/stats.js';
+import { foldNewJobs } from './new-job-count.js';
 import { EVERY_KIND } from './limits.js';
 import { readTableLayout } from './table-layout.js';
 import { JOB_STATUSES, type JobStatus, type KindLimitStatus, type QueueStats, type QueueTotals, type ServerInfo } from './types.js';
@@ -14,12 +15,6 @@ const noTotals = () => ({ completed: 0, failed: 0, retried: 0 });
 export async function readQueueStats(db: Database, table: { name: string; quoted: QuotedIdentifier }, seen: { pausedKinds: string[]; schedules: Schedule[]; limits: KindLimitStatus[] }): Promise<QueueStats> {
   const zero = () => Object.fromEntries(JOB_STATUSES.map((status) => [status, 0])) as Record<JobStatus, number>;
   const counted = await countJobs(db, table);
-  // A kept count (of done or failed jobs, '' for no kind) counts towards all jobs and its kind's.
-  const rows = counted.flatMap((row) => {
-    if (row.scope !== 'kept') return [row];
-    if (Number(row.count) === 0) return [];
-    return [{ ...row, scope: 'all' as const, kind: null }, ...(row.kind === '' ? [] : [{ ...row, scope: 'kind' as const }])];
-  });
   const { pausedKinds, schedules, limits } = seen;
   const totalRows = await db.query<Array<{ kind: string; completed: string; failed: string; retried: string; claims: string; empty_claims: string }>>(
     countersSql.TOTALS_BY_KIND_SQL,
@@ -41,21 +36,30 @@ export async function readQueueStats(db: Database, table: { name: string; quoted
   const withoutKind = { counts: zero(), delayed: 0 };
   const known = [...pausedKinds, ...limits.flatMap((limit) => (limit.kind === EVERY_KIND ? [] : [limit.kind])), ...nextTicks.keys(), ...[...totals.keys()].filter((kind) => kind !== '')];
   const byKind = new Map<string, { counts: Record<JobStatus, number>; delayed: number }>(known.map((kind) => [kind, { counts: zero(), delayed: 0 }]));
-  for (const row of rows) {
+  const entryOf = (kind: string) => {
+    if (!byKind.has(kind)) byKind.set(kind, { counts: zero(), delayed: 0 });
+    return byKind.get(kind)!;
+  };
+  for (const row of counted) {
     const count = Number(row.count);
-    const rowDelayed = row.status === 'unclaimed' ? count - Number(row.due ?? 0) : 0;
+    if (count === 0 || row.scope === 'newRows') continue;
+    // Claimed jobs: counted over all jobs, and of each kind (those without one are the difference).
     if (row.scope === 'all') {
-      counts[row.status] += count;
-      delayed += rowDelayed;
-      withoutKind.counts[row.status] += count;
-      withoutKind.delayed += rowDelayed;
+      counts.claimed += count;
+      withoutKind.counts.claimed += count;
+    } else if (row.scope === 'kind') {
+      entryOf(row.kind!).counts.claimed += count;
+      withoutKind.counts.claimed -= count;
     } else {
-      if (!byKind.has(row.kind!)) byKind.set(row.kind!, { counts: zero(), delayed: 0 });
-      const entry = byKind.get(row.kind!)!;
-      entry.counts[row.status] += count;
-      entry.delayed += rowDelayed;
-      withoutKind.counts[row.status] -= count;
-      withoutKind.delayed -= rowDelayed;
+      // The others per kind, '' or NULL for none.
+      const entry = row.kind === null || row.kind === '' ? withoutKind : entryOf(row.kind);
+      if (row.scope === 'delayed') {
+        delayed += count;
+        entry.delayed += count;
+      } else {
+        counts[row.status] += count;
+        entry.counts[row.status] += count;
+      }
     }
   }
   const paused = new Set(pausedKinds);
@@ -95,26 +99,42 @@ export async function readQueueStats(db: Database, table: { name: string; quoted
   };
 }
 
-type CountRow = { scope: 'all' | 'kind' | 'kept'; kind: string | null; status: JobStatus; count: number | string; due: number | null };
+type CountRow = { scope: 'all' | 'kind' | 'delayed' | 'kept' | 'new' | 'newRows'; kind: string | null; status: JobStatus; count: number | string };
+
+/** Above this many rows of new jobs, stats() folds them into the kept counts before it counts. */
+const FOLD_NEW_JOBS_ABOVE = 1000;
+const ER_TABLEACCESS_DENIED = 1142;
+const ER_OPTION_PREVENTS_STATEMENT = 1290;
 
 /**
- * The counts of COUNT_JOBS_SQL, for the kinds listed before it, with the list read again in the
- * same round trip: enqueue lists a kind before its jobs go in, so when both lists agree, every
- * kind with jobs in the count's snapshot was counted; otherwise (a new kind just then) again.
+ * The counts of COUNT_JOBS_SQL, for the kinds and the waiting jobs' priorities read before it,
+ * with both read again in the same round trip: enqueue lists a kind before its jobs go in, so
+ * when the lists agree, every kind and priority in the count's snapshot was counted; otherwise (a
+ * new kind or priority just then) again. Many rows of new jobs are folded first.
  */
 async function countJobs(db: Database, table: { name: string; quoted: QuotedIdentifier }): Promise<CountRow[]> {
-  let kinds = (await db.query<Array<{ kind: string }>>(statsSql.LISTED_KINDS_SQL, [table.name])).map((row) => row.kind);
-  for (;;) {
-    const withKinds = kinds.length > 0;
-    const [rows, again] = await db.query<[CountRow[], Array<{ kind: string }>]>(`${statsSql.COUNT_JOBS_SQL(table.quoted, withKinds)};\n${statsSql.LISTED_KINDS_SQL}`, [
-      ...(withKinds ? [kinds] : []),
-      table.name,
-      table.name,
+  const listsSql = `${statsSql.LISTED_KINDS_SQL};\n${statsSql.WAITING_PRIORITIES_SQL(table.quoted)}`;
+  type Lists = [Array<{ kind: string }>, Array<{ priority: number }>];
+  const listed = ([kinds, priorities]: Lists) => ({ kinds: kinds.map((row) => row.kind), priorities: priorities.map((row) => Number(row.priority)) });
+  let lists = listed(await db.query<Lists>(listsSql, [table.name]));
+  for (let folded = false; ; ) {
+    const { kinds, priorities } = lists;
+    const [rows, ...again] = await db.query<[CountRow[], ...Lists]>(`${statsSql.COUNT_JOBS_SQL(table.quoted, kinds.length > 0, priorities.length)};\n${listsSql}`, [
+      ...(kinds.length > 0 ? [kinds] : []),
+      ...priorities,
+      ...Array(5).fill(table.name),
       table.name,
     ]);
-    const now = again.map((row) => row.kind);
-    if (now.length === kinds.length && now.every((kind, i) => kind === kinds[i])) return rows;
-    kinds = now;
+    const now = listed(again);
+    const same = (a: readonly unknown[], b: readonly unknown[]) => a.length === b.length && a.every((item, i) => item === b[i]);
+    lists = now;
+    if (!same(now.kinds, kinds) || !same(now.priorities, priorities)) continue;
+    if (folded || Number(rows.find((row) => row.scope === 'newRows')?.count ?? 0) <= FOLD_NEW_JOBS_ABOVE) return rows;
+    // A reader without the right to write (or a read-only server) counts them as they are.
+    await foldNewJobs(db, table.name).catch((error: { errno?: number }) => {
+      if (error.errno !== ER_TABLEACCESS_DENIED && error.errno !== ER_OPTION_PREVENTS_STATEMENT) throw error;
+    });
+    folded = true;
   }
 }
 

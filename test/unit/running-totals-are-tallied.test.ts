@@ -21,7 +21,7 @@ const rows = (tally: TotalsTally, lane: number) => {
 test('completions, failures and retries count per kind; releases count nothing; claims count under no kind', () => {
   const policy = { maxAttempts: 3, retryDelayMs: 1000 };
   const tally = new TotalsTally()
-    .addSettles([...completion(JOBS, claim, [1, 2, 4], false), ...failure(JOBS, claim, [3], new Error('boom'), policy), handBack(JOBS, claim, [1])])
+    .addSettles([...completion(JOBS, claim, [1, 2, 4], false), ...failure(JOBS, claim, [3], new Error('boom'), policy), ...handBack(JOBS, claim, [1])])
     .addClaim('claimed')
     .addClaim('empty')
     .addClaim('none');
@@ -42,7 +42,7 @@ test('a copy takes a turn’s counts without touching the tally (a transaction m
   assert.deepEqual(tally.statement('jobs', 0), []);
 });
 
-test('settles that move jobs into the kept done or failed counts are one statement per kind (and outcome), the others one in all', () => {
+test('settles that move jobs into a kept count (waiting, done or failed) are one statement per kind and outcome; completions that delete, one in all', () => {
   const policy = { maxAttempts: 3, retryDelayMs: 1000 };
   const mixed: Claim = { ...claim, jobs: [...claim.jobs, job(5, 'report', 3), job(6, 'email', 3)] };
   const parts = (writes: ReturnType<typeof completion>) => writes.map((write) => [write.ids, write.keeps === undefined ? null : `${write.keeps.count}:${write.keeps.kind}`]);
@@ -52,10 +52,16 @@ test('settles that move jobs into the kept done or failed counts are one stateme
     [[3], 'done_jobs:report'],
     [[4], 'done_jobs:null'],
   ]);
-  // 3, 5 and 6 have used their 3 attempts: they fail for good; 1, 2 and 4 are retried.
+  // 3, 5 and 6 have used their 3 attempts: they fail for good; 1, 2 and 4 are retried, waiting again.
   assert.deepEqual(parts(failure(JOBS, mixed, [1, 3, 4, 5, 6, 2], new Error('boom'), policy)), [
-    [[1, 4, 2], null],
+    [[1, 2], 'waiting_jobs:email'],
     [[3, 5], 'failed_jobs:report'],
+    [[4], 'waiting_jobs:null'],
     [[6], 'failed_jobs:email'],
+  ]);
+  assert.deepEqual(parts(handBack(JOBS, mixed, [4, 1, 3])), [
+    [[4], 'waiting_jobs:null'],
+    [[1], 'waiting_jobs:email'],
+    [[3], 'waiting_jobs:report'],
   ]);
 });

@@ -276,11 +276,13 @@ export function candidatesStale(table: QuotedIdentifier, scope: ClaimScope, stea
  * latest committed row, under the lock). SKIP LOCKED never waits: rows another consumer is
  * claiming right now are simply left out. The payload comes as JSON text from both servers (MySQL
  * would otherwise send its JSON type pre-parsed, MariaDB its LONGTEXT as text). Attempts and lease
- * expiries come as MARK_CLAIMED_SQL will leave them. Params: [ids].
+ * expiries come as MARK_CLAIMED_SQL will leave them; `waiting` (1 or 0) tells a waiting job from one
+ * whose lease ran out, for the kept count of waiting jobs. Params: [ids].
  */
 export const LOCK_CANDIDATES_SQL = (table: QuotedIdentifier) => `
   SELECT id, kind, CAST(payload AS CHAR) AS payload, attempts + (status = 'unclaimed') AS attempts, priority,
-         lease_expiries + (status = 'claimed') AS leaseExpiries, trace_context AS traceContext, job_group AS \`group\`
+         lease_expiries + (status = 'claimed') AS leaseExpiries, trace_context AS traceContext, job_group AS \`group\`,
+         status = 'unclaimed' AS waiting
     FROM ${table} FORCE INDEX (PRIMARY)
    WHERE id IN (?) AND ${CLAIMABLE}
    FOR UPDATE SKIP LOCKED`;

@@ -15,12 +15,16 @@ import { addColumnsOnceSql } from '../../db/add-columns-once.js';
  * job, so that reading them costs a few rows where counting would read every finished job. A
  * shard's figure may go below zero (a job counted done in one row is pruned in another); the sum
  * over shards is the count. A recount (queue/recount.ts) sets them from the table.
+ *
+ * The waiting jobs (waiting_jobs) likewise, except for new jobs: an enqueue adds its jobs to
+ * jobq_new_jobs instead (sql/new-jobs.ts says why), which stats() adds in and folds into these rows.
  */
 
 const KEPT_COUNT_COLUMNS = ['done_jobs BIGINT NOT NULL DEFAULT 0', 'failed_jobs BIGINT NOT NULL DEFAULT 0'];
+const WAITING_COUNT_COLUMN = 'waiting_jobs BIGINT NOT NULL DEFAULT 0';
 
 /** A count kept of the jobs in the table with this status. */
-export type KeptCount = 'done_jobs' | 'failed_jobs';
+export type KeptCount = 'waiting_jobs' | 'done_jobs' | 'failed_jobs';
 
 export const CREATE_COUNTERS_TABLE_SQL = `
   CREATE TABLE IF NOT EXISTS jobq_counters (
@@ -32,9 +36,9 @@ export const CREATE_COUNTERS_TABLE_SQL = `
     retried BIGINT UNSIGNED NOT NULL DEFAULT 0,
     claims BIGINT UNSIGNED NOT NULL DEFAULT 0,
     empty_claims BIGINT UNSIGNED NOT NULL DEFAULT 0,
-    ${KEPT_COUNT_COLUMNS.join(', ')},
+    ${[...KEPT_COUNT_COLUMNS, WAITING_COUNT_COLUMN].join(', ')},
     PRIMARY KEY (queue, kind, shard)
-  ) ENGINE = InnoDB COMMENT = 'jobq: jobs completed, failed and retried since the table was made, and done and failed now, per kind'`;
+  ) ENGINE = InnoDB COMMENT = 'jobq: jobs completed, failed and retried since the table was made, and waiting, done and failed now, per kind'`;
 
 /** Adds to the totals, one row per kind. Params per row: queue, kind, shard, completed, failed, retried, claims, empty claims. */
 export const addCountsSql = (rows: number) => `
@@ -45,6 +49,9 @@ export const addCountsSql = (rows: number) => `
 
 /** The kept counts' columns, added to a jobq_counters made before them (the table is shared by every queue of the database). */
 export const ADD_KEPT_COUNTS_SQL = addColumnsOnceSql('jobq_counters', 'done_jobs', KEPT_COUNT_COLUMNS.map((column) => `ADD COLUMN ${column}`).join(', '));
+
+/** The kept count of waiting jobs' column, added likewise. */
+export const ADD_WAITING_COUNT_SQL = addColumnsOnceSql('jobq_counters', 'waiting_jobs', `ADD COLUMN ${WAITING_COUNT_COLUMN}`);
 
 /** The totals per kind. Params: queue. */
 export const TOTALS_BY_KIND_SQL = `
@@ -61,11 +68,12 @@ export const keepRowCountSql = (count: KeptCount) => `
   INSERT INTO jobq_counters (queue, kind, shard, ${count}) VALUES (?, ?, ?, ? * ROW_COUNT())
   ON DUPLICATE KEY UPDATE ${count} = ${count} + VALUES(${count})`;
 
-/** Adds to the kept counts, one row per kind. Params per row: queue, kind, shard, done, failed. */
+/** Adds to the kept counts, one row per kind. Params per row: queue, kind, shard, waiting, done, failed. */
 export const keepCountsSql = (rows: number) => `
-  INSERT INTO jobq_counters (queue, kind, shard, done_jobs, failed_jobs) VALUES
-  ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?)').join(', ')}
-  ON DUPLICATE KEY UPDATE done_jobs = done_jobs + VALUES(done_jobs), failed_jobs = failed_jobs + VALUES(failed_jobs)`;
+  INSERT INTO jobq_counters (queue, kind, shard, waiting_jobs, done_jobs, failed_jobs) VALUES
+  ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?)').join(', ')}
+  ON DUPLICATE KEY UPDATE waiting_jobs = waiting_jobs + VALUES(waiting_jobs), done_jobs = done_jobs + VALUES(done_jobs),
+    failed_jobs = failed_jobs + VALUES(failed_jobs)`;
 
 /**
  * The recount's first step: locks the queue's counter rows and, under REPEATABLE READ, the gaps
@@ -76,22 +84,22 @@ export const keepCountsSql = (rows: number) => `
 export const LOCK_QUEUE_COUNTERS_SQL = 'SELECT shard FROM jobq_counters WHERE queue = ? FOR UPDATE';
 
 /** Params: queue. */
-export const ZERO_KEPT_COUNTS_SQL = 'UPDATE jobq_counters SET done_jobs = 0, failed_jobs = 0 WHERE queue = ?';
+export const ZERO_KEPT_COUNTS_SQL = 'UPDATE jobq_counters SET waiting_jobs = 0, done_jobs = 0, failed_jobs = 0 WHERE queue = ?';
 
 /**
- * The done and failed jobs in all, over their ranges of the status index, and per kind, over the
- * kind index (which holds no status for jobs without a kind: those are the difference). One
- * statement, one snapshot.
+ * The waiting, done and failed jobs in all, over their ranges of the status index, and per kind,
+ * over the kind index (which holds no status for jobs without a kind: those are the difference).
+ * One statement, one snapshot.
  */
-export const COUNT_FINISHED_SQL = (table: QuotedIdentifier) => `
+export const COUNT_KEPT_SQL = (table: QuotedIdentifier) => `
   SELECT NULL AS kind, status, COUNT(*) AS count
     FROM ${table} FORCE INDEX (status_priority_run_after)
-   WHERE status IN ('done', 'failed')
+   WHERE status IN ('unclaimed', 'done', 'failed')
    GROUP BY status
   UNION ALL
   SELECT kind, kind_status, COUNT(*)
     FROM ${table} FORCE INDEX (kind_status_group_priority_run_after)
-   WHERE kind IS NOT NULL AND kind_status IN ('done', 'failed')
+   WHERE kind IS NOT NULL AND kind_status IN ('unclaimed', 'done', 'failed')
    GROUP BY kind, kind_status`;
 
 /** The shard a recount's figures go to, and the row that lists a kind: above every lane and every shard of turns without one. */

@@ -1,4 +1,5 @@
 import type { QuotedIdentifier } from '../../config/identifiers.js';
+import type { JobRow } from '../new-jobs.js';
 /**
  * Inserting jobs, many rows per statement (one round trip and one commit per chunk).
  * `job_key` is unique and made by the client: when a connection drops during the COMMIT, the
@@ -7,12 +8,18 @@ import type { QuotedIdentifier } from '../../config/identifiers.js';
  * The due time is computed by the server (`NOW(6)` plus the delay), never by the client's clock.
  * The no-op update names job_key, not id: MySQL refuses to "update" the auto-increment column of
  * a row the same statement inserted (a key given twice in one batch), errno 1869.
- * Params, per row: job_key, kind, payload, d, e, priority, delay in microseconds, trace context, group.
+ * A new job's claim token is the insert's marker, by which the insert can count the rows it made
+ * (sql/new-jobs.ts); a claim replaces it.
+ * Params, per row: job_key, kind, payload, d, e, priority, delay in microseconds, trace context,
+ * group, marker (see insertValues).
  */
 export const insertJobsSql = (table: QuotedIdentifier, rows: number) => `
-  INSERT INTO ${table} (job_key, kind, payload, d, e, priority, run_after, trace_context, job_group) VALUES
-  ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND, ?, ?)').join(',\n  ')}
+  INSERT INTO ${table} (job_key, kind, payload, d, e, priority, run_after, trace_context, job_group, claim_token) VALUES
+  ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND, ?, ?, ?)').join(',\n  ')}
   ON DUPLICATE KEY UPDATE job_key = job_key`;
+
+/** The values of insertJobsSql or INSERT_ONE_JOB_SQL for these rows, sent with `marker`. */
+export const insertValues = (rows: readonly JobRow[], marker: Buffer): unknown[] => rows.flatMap((row) => [...row, marker]);
 
 /**
  * One job, whose id comes back in the OK packet: on a new row, its auto-increment id; on a key
@@ -20,8 +27,8 @@ export const insertJobsSql = (table: QuotedIdentifier, rows: number) => `
  * where an INSERT and a read of the id took two. Params: as insertJobsSql, one row.
  */
 export const INSERT_ONE_JOB_SQL = (table: QuotedIdentifier) => `
-  INSERT INTO ${table} (job_key, kind, payload, d, e, priority, run_after, trace_context, job_group)
-  VALUES (?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND, ?, ?)
+  INSERT INTO ${table} (job_key, kind, payload, d, e, priority, run_after, trace_context, job_group, claim_token)
+  VALUES (?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND, ?, ?, ?)
   ON DUPLICATE KEY UPDATE id = LAST_INSERT_ID(id)`;
 
 /**

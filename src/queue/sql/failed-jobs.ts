@@ -12,8 +12,8 @@ export const FAILED_PAGE_SQL = (table: QuotedIdentifier) => `
    ORDER BY run_after DESC, id DESC LIMIT ? OFFSET ?`;
 
 /**
- * Requeueing, a chunk at a time, each chunk's rows locked first: the kept count of failed jobs
- * then loses exactly the rows the UPDATE changes, per kind.
+ * Requeueing, a chunk at a time, each chunk's rows locked first: exactly the rows the UPDATE
+ * changes then move from the kept count of failed jobs to that of waiting jobs, per kind.
  */
 
 /** The failed jobs among these, locked. Params: [ids]. */

@@ -1,6 +1,7 @@
 import { exactCollation, type ServerVersion } from '../../db/server-version.js';
 import { DEFAULTS } from '../../config/defaults.js';
-import { ADD_KEPT_COUNTS_SQL, CREATE_COUNTERS_TABLE_SQL } from '../../claim/sql/counters.js';
+import { ADD_KEPT_COUNTS_SQL, ADD_WAITING_COUNT_SQL, CREATE_COUNTERS_TABLE_SQL } from '../../claim/sql/counters.js';
+import { CREATE_NEW_JOBS_TABLE_SQL } from './new-jobs.js';
 import { CREATE_JOB_KEYS_TABLE_SQL } from './job-keys.js';
 import { CREATE_LANES_TABLE_SQL, insertLanesSql } from '../../claim/sql/lanes.js';
 import { createLimitsTableSql, groupAndRateLimitsSql } from '../../claim/sql/limits.js';
@@ -277,6 +278,16 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: (table) => `
       ${ADD_KEPT_COUNTS_SQL};
       ALTER TABLE ${table} COMMENT = '${schemaComment(17)}'`,
+  },
+  {
+    version: 18,
+    description: 'counts of waiting jobs kept, not counted',
+    // jobq_counters gets the count, enqueues add theirs to jobq_new_jobs (sql/new-jobs.ts says
+    // why); setup-tables then recounts.
+    sql: (table, server) => `
+      ${ADD_WAITING_COUNT_SQL};
+      ${CREATE_NEW_JOBS_TABLE_SQL(exactCollation(server))};
+      ALTER TABLE ${table} COMMENT = '${schemaComment(18)}'`,
   },
 ];
 

@@ -1,30 +1,51 @@
 import type { QuotedIdentifier } from '../../config/identifiers.js';
 /**
- * The jobs per status over all jobs, and per kind and status over jobs that have a kind; the jobs
- * without a kind are the difference. `due` counts those whose run_after has come: for waiting
- * jobs, those not delayed. Waiting and claimed jobs are counted from their own index entries, the
- * kinds' as ranges of the kind index (two per kind); done and failed ones are kept counts
- * (claim/sql/counters.ts, scope `kept`, '' for no kind), read from jobq_counters. The kind index
- * holds copies of status and run_after that are NULL for jobs without a kind (schema 4), so it
- * cannot count those itself. One statement: one snapshot. The kinds are given (LISTED_KINDS_SQL):
- * read from jobq_counters in the same statement, by a join or a semi-join, the counts per kind
- * went through a temporary table, 1.8x slower on a million jobs. Params: [kinds] (none: no kind
- * part), queue, queue.
+ * The jobs per status and kind, without counting the waiting, done and failed ones: those are kept
+ * counts (claim/sql/counters.ts, scope `kept`, '' for no kind) and the new jobs not yet folded into
+ * them (sql/new-jobs.ts, scope `new`; `newRows`, how many rows those are). Counted from their own
+ * index entries: the claimed jobs (scope `all` over every job; `kind`, over the kind index, two
+ * ranges per kind: the jobs without a kind are the difference, the kind index holding copies of
+ * status and run_after that are NULL for them, see schema 4), bounded by the workers' batches; and
+ * the delayed ones (scope `delayed`, per kind, NULL for none), a range of the status index per
+ * priority from now on, and a read of each delayed job's row for its kind. One statement: one
+ * snapshot. The kinds and priorities are given (LISTED_KINDS_SQL, WAITING_PRIORITIES_SQL): read
+ * in the same statement, by a join or a semi-join, the counts per kind went through a temporary
+ * table, 1.8x slower on a million jobs. Params: [kinds] (none: no kind part), a priority per
+ * priority, queue, queue, queue.
  */
-export const COUNT_JOBS_SQL = (table: QuotedIdentifier, withKinds: boolean) => `
-  SELECT 'all' AS scope, NULL AS kind, status, COUNT(*) AS count, SUM(run_after <= NOW(6)) AS due
+export const COUNT_JOBS_SQL = (table: QuotedIdentifier, withKinds: boolean, priorities: number) => `
+  SELECT 'all' AS scope, NULL AS kind, 'claimed' AS status, COUNT(*) AS count
     FROM ${table} FORCE INDEX (status_priority_run_after)
-   WHERE status IN ('unclaimed', 'claimed')
-   GROUP BY status
+   WHERE status = 'claimed'
   ${withKinds ? `UNION ALL
-  SELECT 'kind', kind, kind_status, COUNT(*), SUM(kind_run_after <= NOW(6))
+  SELECT 'kind', kind, 'claimed', COUNT(*)
     FROM ${table} FORCE INDEX (kind_status_group_priority_run_after)
-   WHERE kind IN (?) AND kind_status IN ('unclaimed', 'claimed')
-   GROUP BY kind, kind_status` : ''}
+   WHERE kind IN (?) AND kind_status = 'claimed'
+   GROUP BY kind` : ''}
+  ${priorities > 0 ? `UNION ALL
+  SELECT 'delayed', kind, 'unclaimed', COUNT(*)
+    FROM ${table} FORCE INDEX (status_priority_run_after)
+   WHERE ${WAITING('status')} AND (${Array.from({ length: priorities }, () => '(waiting_priority = ? AND run_after > NOW(6))').join(' OR ')})
+   GROUP BY kind` : ''}
   UNION ALL
-  SELECT 'kept', kind, 'done', SUM(done_jobs), NULL FROM jobq_counters WHERE queue = ? GROUP BY kind
+  SELECT 'kept', kind, 'unclaimed', SUM(waiting_jobs) FROM jobq_counters WHERE queue = ? GROUP BY kind
   UNION ALL
-  SELECT 'kept', kind, 'failed', SUM(failed_jobs), NULL FROM jobq_counters WHERE queue = ? GROUP BY kind`;
+  SELECT 'kept', kind, 'done', SUM(done_jobs) FROM jobq_counters WHERE queue = ? GROUP BY kind
+  UNION ALL
+  SELECT 'kept', kind, 'failed', SUM(failed_jobs) FROM jobq_counters WHERE queue = ? GROUP BY kind
+  UNION ALL
+  SELECT 'new', kind, 'unclaimed', SUM(jobs) FROM jobq_new_jobs WHERE queue = ? GROUP BY kind
+  UNION ALL
+  SELECT 'newRows', NULL, 'unclaimed', COUNT(*) FROM jobq_new_jobs WHERE queue = ?`;
+
+/**
+ * The priorities waiting jobs have now: one dive per priority of the status index (a loose index
+ * scan, as in HEAD_AGE_AND_MAX_ID_SQL).
+ */
+export const WAITING_PRIORITIES_SQL = (table: QuotedIdentifier) => `
+  SELECT waiting_priority AS priority FROM ${table} FORCE INDEX (status_priority_run_after)
+   WHERE ${WAITING('status')}
+   GROUP BY status, waiting_priority ORDER BY waiting_priority`;
 
 /**
  * The kinds of the queue, which enqueue lists before their first job goes in: those stats() counts
