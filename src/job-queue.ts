@@ -18,6 +18,7 @@ import { insertTarget, JobInserts, type EnqueueOptions } from './queue/enqueue.j
 import { setupTable, type SetupOptions, type SetupResult } from './queue/setup.js';
 import { recountKeptCounts } from './queue/recount.js';
 import { pruneJobs, type PruneOptions, type PruneResult } from './queue/prune.js';
+import { foldNewJobs } from './queue/new-job-count.js';
 import { enqueueDueTicks, listSchedules, removeSchedule, saveSchedule, type Schedule, type ScheduledJob, type ScheduleOptions } from './queue/schedules.js';
 import { DirectClaims, type FailOptions, type SettleOptions } from './claim/direct-claims.js';
 import { hasPendingWork } from './claim/sql/claim.js';
@@ -170,7 +171,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
 
   /**
    * Queues one job and returns its id, in one round trip. With `connection`, inside the caller's
-   * own transaction (see {@link EnqueueOptions}). A job whose key exists already is not queued
+   * own transaction (see {@link EnqueueOptions}), in two. A job whose key exists already is not queued
    * twice: the existing job's id comes back.
    */
   async enqueue(job: NewJob<Tasks>, options: EnqueueOptions = {}): Promise<number> {
@@ -182,7 +183,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
    * all or nothing; with `connection`, all of them in the caller's transaction). Every job is
    * checked before anything is sent. Each job's key makes the insert idempotent: sending the same
    * jobs again after a lost connection adds nothing twice. `idRange: false` skips the read of the
-   * ids (one more round trip per chunk).
+   * ids (on the caller's connection, one more round trip per chunk).
    */
   async enqueueMany(jobs: ReadonlyArray<NewJob<Tasks>>, options: EnqueueOptions & { idRange?: boolean } = {}): Promise<EnqueueResult> {
     return this.inserts.many(
@@ -219,6 +220,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
         },
         hasDueWork: (db, kinds, exceptKinds) => pendingWork(db, this.quotedTable, { kinds, includeDelayed: false, exceptKinds }),
         enqueueDueTicks: async (db) => enqueueDueTicks(db, this.quotedTable, this.table, (await this.layout()).partitions > 0),
+        foldNewJobs: (db) => foldNewJobs(db, this.table),
         openCandidateSource: (onEvent) => (this.replica === undefined ? undefined : new ReplicaCandidates({ ...this.replica, onEvent })),
       },
       handlers,

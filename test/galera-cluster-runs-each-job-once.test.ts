@@ -83,7 +83,7 @@ test('2 generators and 10 consumers spread over 3 nodes make and consume 3,000 j
   assert.equal(generated, 3000, 'the generators made every job through the cluster');
   assert.deepEqual(duplicates(claimed), [], 'no id reported claimed twice: a claim that lost certification is never reported');
   assert.deepEqual([...claimed].sort((a, b) => a - b), await tableIds(3, database), 'every job in the table was claimed');
-  assert.deepEqual(await cluster.jobCounts(3, database), { total: generated, done: generated, claimedOnce: generated });
+  assert.deepEqual(await cluster.jobCounts(3, database), { total: generated, done: generated, claimedOnce: generated, kept: { waiting: 0, done: generated, failed: 0 } });
 
   // Every certification failure reaches a client as 1213 and is retried and counted. A local
   // transaction aborted for a replicated write set is retried too, unless Galera replayed it
@@ -107,7 +107,11 @@ test('jobq work on nodes 2 and 3 at once drains jobs enqueued on node 1: each ha
   for (const result of results) assert.equal(result.code, 0, result.stderr);
   const summaries = results.map((result, i) => `node ${i + 2}: ${result.stdout.match(/^(jobs consumed|empty claims|retried transactions) = .*$/gm)?.join('; ')}`).join(' | ');
   t.diagnostic(summaries);
-  assert.deepEqual(await cluster.jobCounts(1, database), { total: 20_000, done: 20_000, claimedOnce: 20_000 }, `every job done, each claimed once (${summaries})`);
+  assert.deepEqual(
+    await cluster.jobCounts(1, database),
+    { total: 20_000, done: 20_000, claimedOnce: 20_000, kept: { waiting: 0, done: 20_000, failed: 0 } },
+    `every job done, each claimed once, counted once (${summaries})`,
+  );
   const completed = results.map((result) => Number(/^jobs consumed = (\d+)$/m.exec(result.stdout)?.[1]));
   assert.equal(completed[0]! + completed[1]!, 20_000, `the two runs count every job once: ${summaries}`);
 });
@@ -162,7 +166,7 @@ test('a limit of 1 per group, jobq work on nodes 1 and 2 at concurrency 10: no t
   assert.ok(mostAtOnce(runs) > 1, 'groups ran side by side');
 });
 
-test('one node killed with SIGKILL mid-run: its processes move to the others, nothing is lost or done twice', async (t) => {
+test('one node killed with SIGKILL mid-run: its processes move to the others, nothing is lost or done twice, the kept counts exact', async (t) => {
   if (skipped(t)) return;
   const database = 'galera_node_loss';
   const url = cluster.url(database);
@@ -191,5 +195,6 @@ test('one node killed with SIGKILL mid-run: its processes move to the others, no
   const counts = await cluster.jobCounts(1, database);
   assert.equal(counts.done, generated, 'every job ended done');
   assert.equal(counts.claimedOnce, generated, 'no job was claimed twice');
+  assert.deepEqual(counts.kept, { waiting: 0, done: generated, failed: 0 }, 'the kept counts equal a full count');
   t.diagnostic(`${generated} jobs; retried ${retriedTransactions(busyResult) + retriedTransactions(drain)} transactions`);
 });

@@ -132,6 +132,7 @@ test('multi-primary: 20,000 jobs enqueued on node 1, jobq work on nodes 2 and 3,
   const counts = await cluster.jobCounts(1, database);
   assert.equal(counts.total, JOBS);
   assert.equal(counts.done, JOBS, 'every job done, none left claimed');
+  assert.deepEqual(counts.kept, { waiting: 0, done: JOBS, failed: 0 }, 'the kept counts equal a full count');
 });
 
 test('single-primary: the primary killed in the middle of a drain by two jobq work processes: they go on with the new primary through a URL listing every member, each job handled once', async (t) => {
@@ -183,4 +184,5 @@ test('single-primary: the primary killed in the middle of a drain by two jobq wo
   const counts = await cluster.jobCounts(2, database);
   assert.equal(counts.total, JOBS);
   assert.equal(counts.done, JOBS, 'every job done, none left claimed');
+  assert.deepEqual(counts.kept, { waiting: 0, done: JOBS, failed: 0 }, 'the kept counts equal a full count');
 });

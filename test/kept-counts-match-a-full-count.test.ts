@@ -248,7 +248,7 @@ test('4 `jobq work --keep-done` processes, one killed with SIGKILL mid-run, reco
   assert.equal(lowest, 0, 'no kept count went below zero');
 });
 
-test('4 `jobq work` processes drain 50,000 jobs while 2 producers enqueue 2,000 more one at a time: the counts never go below zero and end equal to a full count', async () => {
+test('4 `jobq work` processes drain 50,000 jobs while 2 producers enqueue 2,000 more one at a time: the counts never go below zero, the workers fold the new ones, and they end equal to a full count', async () => {
   const { queue, db } = context;
   await db.admin.query('DELETE FROM jobs');
   await queue.recount();
@@ -271,6 +271,8 @@ test('4 `jobq work` processes drain 50,000 jobs while 2 producers enqueue 2,000 
   })();
   await Promise.all(producers);
   await waitUntil(finished, 'the workers to finish all 52,000 jobs', { timeoutMs: 120_000 });
+  // The workers fold the rows of new jobs (one per enqueue of one job) into the counter rows.
+  await waitUntil(async () => (await db.rows("SELECT id FROM jobq_new_jobs WHERE queue = 'jobs' LIMIT 1")).length === 0, 'the workers to fold the new jobs');
   drained = true;
   await sampling;
   for (const worker of workers) worker.kill('SIGTERM');

@@ -80,8 +80,9 @@ export class JobInserts {
   ) {}
 
   /**
-   * One job in one round trip (and, the first time a job of its kind has a group, one before); its
-   * id. `keysGiven`: the caller chose its key (which a job may hold already), jobq did not.
+   * One job in one round trip (on the caller's connection, two: the insert and its count; and the
+   * first time a job of its kind has a group, one before); its id. `keysGiven`: the caller chose
+   * its key (which a job may hold already), jobq did not.
    */
   async one(row: JobRow, options: EnqueueOptions, keysGiven: boolean): Promise<number> {
     const caller = callerOf(options);

@@ -19,8 +19,8 @@ export const NEW_JOBS_TABLE = 'jobq_new_jobs';
  * The statement that adds the jobs an insert made to the queue's waiting count, sent after the
  * insert in its transaction (sql/new-jobs.ts). `keysFree`: none of the rows' keys can be held by
  * a job already, and their number is counted from the rows; otherwise the rows that carry the
- * insert's `marker` are counted, at the cost of a read of each key (about a third of a
- * thousand-row insert's time: bench-results/README.md).
+ * insert's `marker` are counted, at the cost of a read of each key (half again a thousand-row
+ * insert's time: bench-results/README.md).
  */
 export function countNewJobs(target: { queue: string; jobs: QuotedIdentifier; newJobs: string }, rows: readonly JobRow[], keysFree: boolean, marker: Buffer): Statement {
   if (!keysFree) return [COUNT_NEW_JOBS_BY_MARKER_SQL(target.newJobs, target.jobs), [target.queue, rows.map((row) => row[0]), marker]];

@@ -10,7 +10,7 @@ import { loadJobSpans } from '../tracing/job-spans.js';
 import { ClaimLoop, type JobSink } from '../claim/loop.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './options.js';
 import { LaneRowGate, OPEN_GATE } from '../claim/turn-gate.js';
-import { runScheduleTicker } from './schedule-ticker.js';
+import { runUpkeep } from './upkeep.js';
 import type { SkippedSchedule } from '../queue/schedules.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
 
@@ -27,6 +27,8 @@ export interface WorkerContext {
   hasDueWork(db: Database, kinds: readonly string[] | undefined, exceptKinds?: readonly string[]): Promise<boolean>;
   /** Enqueues the ticks of the queue's schedules that have come due; names the schedules it had to skip. */
   enqueueDueTicks(db: Database): Promise<{ skipped: SkippedSchedule[] }>;
+  /** Adds the queue's rows of new jobs into its kept counts. */
+  foldNewJobs(db: Database): Promise<void>;
   /** Where the claims read candidates besides the primary (the queue's replica), if anywhere. */
   openCandidateSource(onEvent: (event: ConnectionEvent) => void): CandidateSource | undefined;
 }
@@ -71,10 +73,11 @@ export const lostLeaseMessage = (id: number) =>
 
 /**
  * What the `warning` event says: `schedule`, a schedule the worker skips (its cron cannot be
- * read); `stop`, the worker stopped without settling some jobs (they go back when their lease ends).
+ * read); `counts`, the counts of new jobs could not be folded (stats() folds them too); `stop`,
+ * the worker stopped without settling some jobs (they go back when their lease ends).
  */
 export interface WorkerWarning {
-  code: 'schedule' | 'stop';
+  code: 'schedule' | 'counts' | 'stop';
   message: string;
 }
 
@@ -215,7 +218,11 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
       settledAll = await this.boundOnceStopped(
         Promise.all([
           ...this.loops.map((loop) => loop.run(this.claiming.signal).catch(fail)),
-          runScheduleTicker(() => context.enqueueDueTicks(tickerDb), (message) => this.warn('schedule', message), this.claiming.signal),
+          runUpkeep(
+            { enqueueDueTicks: () => context.enqueueDueTicks(tickerDb), foldNewJobs: () => context.foldNewJobs(tickerDb) },
+            (topic, message) => this.warn(topic, message),
+            this.claiming.signal,
+          ),
         ]),
       );
       this.releaseWaiting();

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
+import { keptTotals } from './kept-totals.js';
 import { waitUntil } from './wait.js';
 
 const run = promisify(execFile);
@@ -78,13 +79,13 @@ export class LocalCluster {
     return mysql.createConnection({ host: '127.0.0.1', port: this.port(node), user: 'root', ...(database !== undefined && { database }), supportBigNumbers: true });
   }
 
-  /** The jobs table's rows by status, read on node N. */
-  async jobCounts(node: number, database: string): Promise<{ total: number; done: number; claimedOnce: number }> {
+  /** The jobs table's rows by status, and the kept counts of waiting and done jobs, read on node N. */
+  async jobCounts(node: number, database: string): Promise<{ total: number; done: number; claimedOnce: number; kept: { waiting: number; done: number; failed: number } }> {
     const connection = await this.connect(node, database);
     try {
       const [rows] = await connection.query("SELECT COUNT(*) AS total, SUM(status = 'done') AS done, SUM(attempts = 1) AS claimedOnce FROM jobs");
       const row = (rows as Array<Record<string, string>>)[0]!;
-      return { total: Number(row.total), done: Number(row.done), claimedOnce: Number(row.claimedOnce) };
+      return { total: Number(row.total), done: Number(row.done), claimedOnce: Number(row.claimedOnce), kept: await keptTotals(async (sql) => (await connection.query(sql))[0] as unknown[], database) };
     } finally {
       await connection.end();
     }
