@@ -109,8 +109,9 @@ const ER_OPTION_PREVENTS_STATEMENT = 1290;
 /**
  * The counts of COUNT_JOBS_SQL, for the kinds and the waiting jobs' priorities read before it,
  * with both read again in the same round trip: enqueue lists a kind before its jobs go in, so
- * when the lists agree, every kind and priority in the count's snapshot was counted; otherwise (a
- * new kind or priority just then) again. Many rows of new jobs are folded first.
+ * when the lists read after hold nothing new, every kind and priority in the count's snapshot was
+ * counted; otherwise (a new kind or priority just then) again. Many rows of new jobs are folded
+ * first.
  */
 async function countJobs(db: Database, table: { name: string; quoted: QuotedIdentifier }): Promise<CountRow[]> {
   const listsSql = `${statsSql.LISTED_KINDS_SQL};\n${statsSql.WAITING_PRIORITIES_SQL(table.quoted)}`;
@@ -126,9 +127,9 @@ async function countJobs(db: Database, table: { name: string; quoted: QuotedIden
       table.name,
     ]);
     const now = listed(again);
-    const same = (a: readonly unknown[], b: readonly unknown[]) => a.length === b.length && a.every((item, i) => item === b[i]);
+    const within = <T>(some: readonly T[], all: readonly T[]) => some.every((item) => all.includes(item));
     lists = now;
-    if (!same(now.kinds, kinds) || !same(now.priorities, priorities)) continue;
+    if (!within(now.kinds, kinds) || !within(now.priorities, priorities)) continue;
     if (folded || Number(rows.find((row) => row.scope === 'newRows')?.count ?? 0) <= FOLD_NEW_JOBS_ABOVE) return rows;
     // A reader without the right to write (or a read-only server) counts them as they are.
     await foldNewJobs(db, table.name).catch((error: { errno?: number }) => {
