@@ -26,7 +26,7 @@ export interface MonitoringFigures {
   dashboardOneViewerCpuPercent: number;
 }
 
-/** A table of about `jobs` jobs, half of them waiting over 5 kinds at 3 priorities, half done and kept: 2,000 enqueued, then doubled. */
+/** A table of `jobs` jobs (at least 2,000), half of them waiting over 5 kinds at 3 priorities, half done and kept: 2,000 enqueued, then doubled (the last time, in part). */
 async function fill(url: string, admin: mysql.Connection, database: string, jobs: number): Promise<number> {
   const queue = await JobQueue.open({ url, createDatabase: true });
   try {
@@ -40,8 +40,9 @@ async function fill(url: string, admin: mysql.Connection, database: string, jobs
   const columns = 'status, run_after, kind, payload, priority';
   let rows = 2000;
   while (rows < jobs) {
-    await admin.query(`INSERT INTO ${table} (${columns}) SELECT ${columns} FROM ${table}`);
-    rows *= 2;
+    const more = Math.min(rows, jobs - rows);
+    await admin.query(`INSERT INTO ${table} (${columns}) SELECT ${columns} FROM ${table} ORDER BY id LIMIT ?`, [more]);
+    rows += more;
   }
   await admin.query(`ANALYZE TABLE ${table}`);
   // The done jobs went in by hand: their kept count is set by a recount, as setup-tables would.
