@@ -376,9 +376,10 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
   }
 
   /**
-   * Sets the counts of done and failed jobs, which jobq keeps rather than counts, from the table
-   * (setup() does this too). Only needed after rows were changed by hand; workers go on meanwhile,
-   * waiting at most for the count (a read of the done and failed jobs' index entries).
+   * Sets the counts of waiting, done and failed jobs, which jobq keeps rather than counts, from the
+   * table (setup() does this when it creates or migrates the table). Only needed after rows were
+   * changed by hand; enqueues and workers go on meanwhile, waiting at most for the count (a read of
+   * the waiting, done and failed jobs' index entries).
    */
   recount(): Promise<void> {
     return this.described(() => recountKeptCounts(this.db, this.target));

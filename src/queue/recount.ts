@@ -10,7 +10,7 @@ const KEPT_COLUMNS = { unclaimed: 'waiting_jobs', done: 'done_jobs', failed: 'fa
 /**
  * Sets the queue's kept counts of waiting, done and failed jobs (claim/sql/counters.ts) from the
  * table, in place of its new-job rows (sql/new-jobs.ts), and lists every kind it holds there:
- * after a migration, after rows were changed by hand, and on every setup-tables. While it counts,
+ * after a migration (setup-tables) and after rows were changed by hand. While it counts,
  * every transaction that would change a count waits at its counter row or at the end of the
  * new-job rows (the recount has locked them all, and the gaps for new ones: REPEATABLE READ, for
  * this transaction only; jobq's sessions otherwise read committed). Its snapshot, taken after the

@@ -16,7 +16,7 @@ export function registerStats(program: Command): void {
     .description('count jobs per status and kind, the age of the oldest unclaimed job, claims per owner, throughput, the server')
     .option('--json', 'print one JSON object (with --watch: one per line)')
     .option('--watch <seconds>', 'redraw every N seconds until Ctrl-C', numberIn(0.1, 86_400, false))
-    .option('--recount', 'first count the done and failed jobs again (jobq keeps those counts; needed only after rows were changed by hand)')
+    .option('--recount', 'first count the waiting, done and failed jobs again (jobq keeps those counts; needed only after rows were changed by hand)')
     .addHelpText(
       'after',
       `

@@ -273,8 +273,8 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 17,
     description: 'counts of done and failed jobs kept, not counted',
-    // jobq_counters gets the counts (claim/sql/counters.ts); setup-tables then recounts them from
-    // the table, as it does on every run (queue/recount.ts).
+    // jobq_counters gets the counts (claim/sql/counters.ts); setup-tables then counts them from
+    // the table, as it does after every migration (queue/recount.ts).
     sql: (table) => `
       ${ADD_KEPT_COUNTS_SQL};
       ALTER TABLE ${table} COMMENT = '${schemaComment(17)}'`,
