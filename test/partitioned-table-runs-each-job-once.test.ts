@@ -99,7 +99,8 @@ test('writers racing with the same keys: each key queued exactly once', async ()
   const [{ total, distinct_ }] = await db.rows<{ total: number; distinct_: number }>("SELECT COUNT(*) AS total, COUNT(DISTINCT job_key) AS distinct_ FROM jobs WHERE kind = 'race'");
   assert.equal(Number(distinct_), 300);
   assert.equal(Number(total), 300, 'no key queued twice');
-  await db.admin.query("DELETE FROM jobs WHERE kind = 'race'");
+  assert.equal((await queue.stats()).byKind.find((entry) => entry.kind === 'race')?.counts.unclaimed, 300, 'each job counted once');
+  await queue.cancel((await db.rows<{ id: number }>("SELECT id FROM jobs WHERE kind = 'race'")).map((row) => Number(row.id)));
 });
 
 test("enqueue inside the caller's transaction on a partitioned table: rollback leaves nothing, commit one job", async () => {
@@ -116,6 +117,7 @@ test("enqueue inside the caller's transaction on a partitioned table: rollback l
     assert.equal(await queue.enqueue({ kind: 'mail', key: 'order-1' }, { connection: app }), id, 'its key holds inside the transaction too');
     await app.commit();
     assert.deepEqual((await db.rows<{ id: number }>("SELECT id FROM jobs WHERE job_key = 'order-1'")).map((row) => Number(row.id)), [id]);
+    assert.equal((await queue.stats()).byKind.find((entry) => entry.kind === 'mail')?.counts.unclaimed, 1, 'counted once, the rolled back one not at all');
     await queue.cancel([id]);
 
     // No transaction open (autocommit): each enqueue commits at once, and a key still holds.
@@ -136,6 +138,7 @@ test('4 independent workers drain the partitioned table, lanes reading partition
   assert.equal(Number(seen!.total), BACKLOG, 'no job handled twice');
   assert.equal(counters.reduce((sum, c) => sum + c.completed, 0), BACKLOG);
   assert.equal((await ids()).length, 0, 'completed jobs are deleted');
+  assert.deepEqual((await queue.stats()).counts, { unclaimed: 0, claimed: 0, done: 0, failed: 0 }, 'the kept counts equal a full count');
 });
 
 test('start-processing on the partitioned table: 2 generators, 10 consumers, every job consumed once; prune then drops the keys of gone jobs', async () => {
