@@ -171,8 +171,8 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
 
   /**
    * Queues one job and returns its id, in one round trip. With `connection`, inside the caller's
-   * own transaction (see {@link EnqueueOptions}), in two. A job whose key exists already is not queued
-   * twice: the existing job's id comes back.
+   * own transaction (see {@link EnqueueOptions}), in two. A job whose key exists already is not
+   * queued twice: the existing job's id comes back.
    */
   async enqueue(job: NewJob<Tasks>, options: EnqueueOptions = {}): Promise<number> {
     return this.inserts.one(toJobRow(job, 'job'), options, job.key !== undefined);

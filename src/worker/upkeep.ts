@@ -2,9 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DatabaseClosedError } from '../db/connect.js';
 import type { SkippedSchedule } from '../queue/schedules.js';
 
-// How often a worker looks for schedules that have come due: a tick is enqueued within about
-// this long of its time. The look is one range read of a small table; jittered so that many
-// workers started together do not all look at once.
+// How often a worker looks for schedules that have come due (a tick is enqueued within about
+// this long of its time) and folds the counts of new jobs. Each is a range read of a small table;
+// jittered so that many workers started together do not all look at once.
 const PASS_EVERY_MS = 500;
 
 type Topic = 'schedule' | 'counts';
@@ -32,6 +32,7 @@ export async function runUpkeep(steps: UpkeepSteps, report: (topic: Topic, messa
     reported.add(message);
     report(topic, message);
   };
+  /** Runs a step, reporting its failure; false once the connection is closed (the worker is stopping). */
   const attempt = async (topic: Topic, step: () => Promise<void>, failed: string): Promise<boolean> => {
     try {
       await step();
