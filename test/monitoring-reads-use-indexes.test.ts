@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { quoteIdentifier } from '../src/config/identifiers.js';
+import { JobQueue } from '../src/index.js';
+import * as statsSql from '../src/queue/sql/stats.js';
+import * as failedSql from '../src/queue/sql/failed-jobs.js';
+import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
+
+// Every read that stats(), the dashboard and /metrics make of the jobs table is an index dive or
+// a bounded range, never a scan, by the server's own plan for it on a table of a million jobs
+// (stats-reads-are-bounded.test.ts counts the entries such reads take on a smaller one). The
+// kept counts a recount sets on such a table agree with a full count.
+
+let db: TestDatabase;
+let queue: JobQueue;
+const table = quoteIdentifier('jobs');
+const KINDS = ['email', 'export', 'report', 'sms', 'sync'];
+const JOBS = 1_024_000;
+
+before(async () => {
+  db = await createTestDatabase();
+  queue = await JobQueue.open(db.url);
+  await queue.setup();
+  // 2,000 jobs of 5 kinds at 3 priorities, some in groups, some delayed; doubled nine times.
+  await queue.enqueueMany(
+    Array.from({ length: 2000 }, (_, n) => ({
+      kind: KINDS[n % KINDS.length]!,
+      priority: n % 3,
+      ...(n % 4 === 0 && { group: `acct-${n % 7}` }),
+      ...(n % 100 === 0 && { delaySeconds: 3600 }),
+    })),
+  );
+  await queue.claim({ batchSize: 20, ownerId: 7, leaseSeconds: 600 });
+  await db.admin.query("UPDATE jobs SET status = 'done' WHERE status = 'unclaimed' AND id % 2 = 0");
+  await db.admin.query("UPDATE jobs SET status = 'failed', last_error = 'boom' WHERE status = 'unclaimed' AND id % 9 = 1");
+  const columns = 'status, owner_id, run_after, claim_token, kind, payload, priority, job_group, last_error';
+  for (let rows = 2000; rows < JOBS; rows *= 2) await db.admin.query(`INSERT INTO jobs (${columns}) SELECT ${columns} FROM jobs`);
+  await db.admin.query('ANALYZE TABLE jobs');
+});
+after(async () => {
+  await queue?.close();
+  await db?.drop();
+});
+
+interface PlanRow {
+  table: string | null;
+  type: string;
+  key: string | null;
+  Extra: string | null;
+}
+
+/** The plan's accesses to the jobs table, each a dive or a range of an index (never ALL, nor `index`: a full index scan). */
+async function assertIndexed(name: string, sql: string, values: readonly unknown[] = []): Promise<void> {
+  const plan = (await db.explain<PlanRow>(sql, values)).filter((row) => row.table === 'jobs');
+  for (const row of plan) {
+    assert.ok(row.key !== null, `${name}: reads the table without an index (${JSON.stringify(row)})`);
+    assert.match(row.type, /^(range|ref|eq_ref|const)$/, `${name}: ${JSON.stringify(row)}`);
+  }
+}
+
+test(`on ${JOBS.toLocaleString('en-US')} jobs, every monitoring read of the jobs table is an index dive or a range`, async () => {
+  const [{ total }] = await db.rows<{ total: number }>('SELECT COUNT(*) AS total FROM jobs');
+  assert.equal(Number(total), JOBS);
+  const priorities = (await db.rows<{ priority: number }>(statsSql.WAITING_PRIORITIES_SQL(table))).map((row) => Number(row.priority));
+  assert.deepEqual(priorities, [0, 1, 2]);
+  await assertIndexed('the waiting priorities', statsSql.WAITING_PRIORITIES_SQL(table));
+  await assertIndexed('the counts', statsSql.COUNT_JOBS_SQL(table, true, priorities.length), [KINDS, ...priorities, ...Array(5).fill('jobs')]);
+  await assertIndexed('the longest wait and the highest id', statsSql.HEAD_AGE_AND_MAX_ID_SQL(table));
+  await assertIndexed('the longest wait per kind', statsSql.OLDEST_WAITING_BY_KIND_SQL(table));
+  await assertIndexed('the claimed jobs per owner', statsSql.CLAIMED_BY_OWNER_SQL(table));
+  await assertIndexed('a page of failed jobs', failedSql.FAILED_PAGE_SQL(table), [50, 100]);
+});
+
+test('after a recount of those jobs, stats() agrees with a full count', async () => {
+  await queue.recount();
+  const stats = await queue.stats();
+  const full = await db.rows<{ kind: string; status: 'unclaimed' | 'claimed' | 'done' | 'failed'; later: number; n: number }>(
+    'SELECT kind, status, run_after > NOW(6) AS later, COUNT(*) AS n FROM jobs GROUP BY kind, status, later',
+  );
+  for (const kind of KINDS) {
+    const entry = stats.byKind.find((each) => each.kind === kind)!;
+    const of = (status: string, later?: boolean) =>
+      full.filter((row) => row.kind === kind && row.status === status && (later === undefined || Number(row.later) === Number(later))).reduce((sum, row) => sum + Number(row.n), 0);
+    assert.deepEqual(entry.counts, { unclaimed: of('unclaimed'), claimed: of('claimed'), done: of('done'), failed: of('failed') }, kind);
+    assert.equal(entry.delayed, of('unclaimed', true), `${kind} delayed`);
+  }
+});
