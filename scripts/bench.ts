@@ -39,9 +39,10 @@ import { quoteIdentifier, type QuotedIdentifier } from '../src/config/identifier
  *              group in multi-primary mode (scripts/mysql-group.sh); run it with BENCH_SERVER_URL
  *              pointing at a MySQL server, so that "one server" is MySQL too.
  *   ab         (not in the default set) the user-path drains (work-api, keep-done-1m-done-rows,
- *              work-cli, work-4-procs, start-processing-wall) and the enqueue() loop of the build at BENCH_AB_REF (a git
- *              ref) against this build's (BENCH_AB_ONLY: some of them, by name),
- *              taking turns over BENCH_ROUNDS; medians: what a change on the hot path costs.
+ *              work-cli, work-4-procs, start-processing-wall), the enqueue() loop and the steady
+ *              states (steady-start-processing, steady-user: 10 s each) of the build at
+ *              BENCH_AB_REF (a git ref) against this build's (BENCH_AB_ONLY: some of them, by
+ *              name), taking turns over BENCH_ROUNDS; medians: what a change on the hot path costs.
  *   limits     (not in the default set) limits on kinds: concurrency caps, rates and groups
  *              (limitScenarios, BENCH_LIMITS), each against its ideal rate or the same jobs
  *              unlimited.
@@ -554,8 +555,9 @@ async function againstBaseline(ref: string, names: [before: string, after: strin
   }
 }
 
-/** Seconds of each build's enqueue() loop in the ab scenario. */
+/** Seconds of each build's enqueue() loop in the ab scenario, and of each of its steady states. */
 const ENQUEUE_AB_SECONDS = 4;
+const STEADY_AB_SECONDS = 10;
 
 /** The user-path drains of one build (checked out at `root`), each queueing its jobs with that build's JobQueue, and its enqueue() loop. */
 function userPathDrains(root: string, Queue: typeof JobQueue): Record<string, () => Promise<Result>> {
@@ -578,6 +580,22 @@ function userPathDrains(root: string, Queue: typeof JobQueue): Record<string, ()
       const run = await timedProcesses([[NODE_SCRIPT('enqueue-loop.js', root), 'jobq', String(ENQUEUE_AB_SECONDS)]]);
       const { count } = JSON.parse(run.outputs[0]!) as { count: number };
       return { scenario: '', consumers: 1, jobs: count, jobsPerSecond: Math.round(count / ENQUEUE_AB_SECONDS), deadlocks: 0, lockWaits: 0, serverCpuPercent: 0 };
+    },
+    // The steady states, STEADY_AB_SECONDS each: the demo's (2 generators inserting batches, 10
+    // consumers), and the user path's (2 processes enqueue() one job at a time, one queue.work):
+    // jobs consumed, and jobs produced, per second.
+    'steady-start-processing': async () => {
+      await prefillJobq(0, { Queue });
+      const run = await timedProcesses([[bin, 'start-processing', '--duration', String(STEADY_AB_SECONDS), '-q']]);
+      const consumed = summaryNumber(run.outputs[0]!, 'jobs consumed');
+      return { scenario: '', consumers: 10, jobs: consumed, jobsPerSecond: Math.round(consumed / summaryNumber(run.outputs[0]!, 'elapsed')), deadlocks: 0, lockWaits: 0, serverCpuPercent: 0 };
+    },
+    'steady-user': async () => {
+      await prefillJobq(0, { Queue });
+      const producer = [NODE_SCRIPT('enqueue-loop.js', root), 'jobq', String(STEADY_AB_SECONDS)];
+      const run = await timedProcesses([producer, producer, [NODE_SCRIPT('steady-consumer.js', root), String(STEADY_AB_SECONDS + 2)]]);
+      const produced = run.outputs.slice(0, 2).reduce((sum, out) => sum + (JSON.parse(out) as { count: number }).count, 0);
+      return { scenario: '', consumers: 10, jobs: produced, jobsPerSecond: Math.round(produced / STEADY_AB_SECONDS), deadlocks: 0, lockWaits: 0, serverCpuPercent: 0 };
     },
   };
 }
