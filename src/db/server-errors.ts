@@ -38,6 +38,12 @@ export function isRetryableLockError(error: unknown): boolean {
   return driverError.errno === 1213 || driverError.errno === 1205 || isLostCertification(driverError);
 }
 
+/** The server refused a write: the user may not change the table (1142), or the server is read-only (1290). */
+export function isWriteRefused(error: unknown): boolean {
+  const { errno } = asDriverError(error);
+  return errno === 1142 || errno === 1290;
+}
+
 /** A unique key refused a row (1062); the statement, or with it the transaction, did not go through. */
 export function isDuplicateKey(error: unknown): boolean {
   return asDriverError(error).errno === 1062;

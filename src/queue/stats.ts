@@ -1,6 +1,7 @@
 import type { QuotedIdentifier } from '../config/identifiers.js';
 import type { Database } from '../db/database.js';
 import { readGaleraNode } from '../db/galera.js';
+import { isWriteRefused } from '../db/server-errors.js';
 import * as countersSql from '../claim/sql/counters.js';
 import type { Schedule } from './schedules.js';
 import * as statsSql from './sql/stats.js';
@@ -103,8 +104,6 @@ type CountRow = { scope: 'all' | 'kind' | 'delayed' | 'kept' | 'new' | 'newRows'
 
 /** Above this many rows of new jobs, stats() folds them into the kept counts before it counts. */
 const FOLD_NEW_JOBS_ABOVE = 1000;
-const ER_TABLEACCESS_DENIED = 1142;
-const ER_OPTION_PREVENTS_STATEMENT = 1290;
 
 /**
  * The counts of COUNT_JOBS_SQL, for the kinds and the waiting jobs' priorities read before it,
@@ -132,8 +131,8 @@ async function countJobs(db: Database, table: { name: string; quoted: QuotedIden
     if (!within(now.kinds, kinds) || !within(now.priorities, priorities)) continue;
     if (folded || Number(rows.find((row) => row.scope === 'newRows')?.count ?? 0) <= FOLD_NEW_JOBS_ABOVE) return rows;
     // A reader without the right to write (or a read-only server) counts them as they are.
-    await foldNewJobs(db, table.name).catch((error: { errno?: number }) => {
-      if (error.errno !== ER_TABLEACCESS_DENIED && error.errno !== ER_OPTION_PREVENTS_STATEMENT) throw error;
+    await foldNewJobs(db, table.name).catch((error: unknown) => {
+      if (!isWriteRefused(error)) throw error;
     });
     folded = true;
   }
