@@ -3,6 +3,9 @@ import { DEFAULT_DATABASE_URL, DATABASE_URL_ENV } from '../config/database-url.j
 import { DEFAULT_TABLE } from '../config/defaults.js';
 import { describeRange, inRange, OPTIONS, type NumberOption, type NumberRange } from '../config/options.js';
 import { parseRate, RATE_FORMAT, type Rate } from '../config/rate.js';
+import { parseDuration } from '../config/duration.js';
+import { EVERY_KIND } from '../claim/sql/limits.js';
+import { checkKind } from '../queue/new-jobs.js';
 
 /** A commander parser for a number in [min, max]; `integer` refuses fractions. */
 export function numberIn(min: number, max: number, integer = true): (value: string) => number {
@@ -14,6 +17,25 @@ export function rateArgument(value: string): Rate {
   const rate = parseRate(value);
   if (rate === undefined) throw new InvalidArgumentError(`expected ${RATE_FORMAT}, got ${JSON.stringify(value)}.`);
   return rate;
+}
+
+/**
+ * A commander collector for `--timeout`: `30s` for every kind, `email=2m` for one, into
+ * `queue.work`'s `timeoutMs` per kind (`*`: every kind not named).
+ */
+export function timeoutArgument(value: string, previous: Record<string, number> = {}): Record<string, number> {
+  const at = value.lastIndexOf('=');
+  const kind = at < 0 ? EVERY_KIND : value.slice(0, at);
+  const fail = (what: string) => new InvalidArgumentError(`expected [kind=]duration, like 30s, 500ms or email=2m, with ${what}, got ${JSON.stringify(value)}.`);
+  let ms: number;
+  try {
+    ms = Math.round(parseDuration(value.slice(at + 1), 'the timeout') * 1000);
+    if (kind !== EVERY_KIND) checkKind(kind);
+  } catch {
+    throw fail(`a kind of 1-64 characters and a duration (ms, s, m, h, d)`);
+  }
+  if (!inRange(OPTIONS.timeoutMs, ms)) throw fail(`a duration from 1ms to ${OPTIONS.timeoutMs.max / 86_400_000 | 0} days`);
+  return { ...previous, [kind]: ms };
 }
 
 /** A commander parser that takes what the rule takes. */

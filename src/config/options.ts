@@ -41,6 +41,15 @@ export const OPTIONS = declare({
   },
   maxAttempts: { name: 'maxAttempts', flags: '--max-attempts <n>', help: 'handler failures per job before it goes to failed', min: 1, max: 1000, integer: true, default: DEFAULTS.maxAttempts },
   retryDelayMs: { name: 'retryDelayMs', flags: '--retry-delay-ms <ms>', help: 'wait before the first retry of a failed job; doubles per attempt', min: 0, max: 3_600_000, integer: true, default: DEFAULTS.retryDelayMs },
+  timeoutMs: {
+    name: 'timeoutMs',
+    flags: '--timeout <[kind=]duration...>',
+    help: 'a handler may run this long (500ms, 30s, 5m), for every kind or for the kind named; then its job.signal fires and the run fails',
+    // setTimeout's longest delay: about 24.8 days.
+    min: 1,
+    max: 2_147_483_647,
+    integer: true,
+  },
   processes: { name: 'processes', flags: '-p, --processes <n>', help: 'worker processes (1: this process, no children)', min: 1, max: 64, integer: true, default: DEFAULTS.processes },
   replicaMaxLagSeconds: {
     name: 'replicaMaxLagSeconds',

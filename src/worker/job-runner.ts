@@ -53,6 +53,11 @@ export class HandlerAbort {
   abort(reason: Error): void {
     if (!this.signal.aborted) this.controller!.abort(reason);
   }
+
+  /** The reason the signal fired with; undefined while it has not. */
+  get reason(): unknown {
+    return this.controller?.signal.aborted ? this.controller.signal.reason : undefined;
+  }
 }
 
 /** What came of a handler's run. */
@@ -64,10 +69,16 @@ export interface RunTracing {
   server: ServerAddress;
 }
 
-/** Runs the job's handler: the job as the handler saw it, what came of it and how long it took. */
-export async function runHandler(handlers: ResolvedHandlers, held: Held, tracing: RunTracing | undefined): Promise<{ view: Job; outcome: Outcome; durationMs: number }> {
+/** What came of a handler's run, and how long it took. */
+export interface RunResult {
+  outcome: Outcome;
+  durationMs: number;
+}
+
+/** The job as its handler sees it. */
+export function jobView(held: Held): Job {
   const { job } = held;
-  const view = {
+  return {
     id: job.id,
     kind: job.kind,
     payload: job.payload,
@@ -77,6 +88,11 @@ export async function runHandler(handlers: ResolvedHandlers, held: Held, tracing
       return held.abort.signal;
     },
   };
+}
+
+/** Runs the job's handler on `view`. */
+export async function runHandler(handlers: ResolvedHandlers, held: Held, view: Job, tracing: RunTracing | undefined): Promise<RunResult> {
+  const { job } = held;
   let outcome: Outcome;
   const started = performance.now();
   try {
@@ -87,7 +103,7 @@ export async function runHandler(handlers: ResolvedHandlers, held: Held, tracing
   } catch (error) {
     outcome = { ok: false, error };
   }
-  return { view, outcome, durationMs: performance.now() - started };
+  return { outcome, durationMs: performance.now() - started };
 }
 
 /**

@@ -1,5 +1,7 @@
 import { DEFAULTS } from '../config/defaults.js';
 import { checkNumber, OPTIONS } from '../config/options.js';
+import { EVERY_KIND } from '../claim/sql/limits.js';
+import { checkKind } from '../queue/new-jobs.js';
 
 /** How `queue.work` runs; every field has a default (see src/config/defaults.ts). */
 export interface WorkerOptions {
@@ -20,9 +22,20 @@ export interface WorkerOptions {
   keepDone?: boolean;
   /** Stop by itself once nothing due is left (default false). */
   once?: boolean;
+  /**
+   * How long a handler may run, in milliseconds: one number for every kind, or per kind
+   * (`{ email: 30_000, '*': 300_000 }`, `'*'` for every kind not named); default: no limit. When
+   * it passes, the handler's `job.signal` fires and the run fails with "timed out after N ms":
+   * retried, or failed once its attempts are used up. A handler that ignores the signal is given
+   * up on a second later: its job is settled and its slot freed, though its code may go on.
+   */
+  timeoutMs?: number | Readonly<Record<string, number>>;
 }
 
-export type ResolvedWorkerOptions = Required<WorkerOptions>;
+export type ResolvedWorkerOptions = Required<Omit<WorkerOptions, 'timeoutMs'>> & {
+  /** Per kind, `'*'` for every kind not named; empty: no timeout. */
+  timeoutMs: Readonly<Record<string, number>>;
+};
 
 /** The options with their defaults, or a one-line error naming the first bad one (the rules of src/config/options.ts). */
 export function resolveWorkerOptions(options: WorkerOptions = {}): ResolvedWorkerOptions {
@@ -34,5 +47,15 @@ export function resolveWorkerOptions(options: WorkerOptions = {}): ResolvedWorke
     retryDelayMs: checkNumber(OPTIONS.retryDelayMs, options.retryDelayMs),
     keepDone: options.keepDone ?? DEFAULTS.keepDone,
     once: options.once ?? DEFAULTS.once,
+    timeoutMs: resolveTimeouts(options.timeoutMs),
   };
+}
+
+/** `timeoutMs` per kind (`'*'`: every other kind), each checked. */
+function resolveTimeouts(timeoutMs: WorkerOptions['timeoutMs']): Readonly<Record<string, number>> {
+  if (timeoutMs === undefined) return {};
+  if (typeof timeoutMs !== 'object' || timeoutMs === null) return { [EVERY_KIND]: checkNumber(OPTIONS.timeoutMs, timeoutMs) };
+  return Object.fromEntries(
+    Object.entries(timeoutMs).map(([kind, ms]) => [kind === EVERY_KIND ? kind : checkKind(kind, 'timeoutMs'), checkNumber({ ...OPTIONS.timeoutMs, name: `timeoutMs of ${JSON.stringify(kind)}` }, ms)]),
+  );
 }

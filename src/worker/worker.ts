@@ -5,7 +5,8 @@ import { type ConnectionEvent } from '../db/connection-events.js';
 import { type Database } from '../db/database.js';
 import type { CandidateSource } from '../db/replica.js';
 import type { AnyTasks, Claim, HandlerMap, Job, JobHandler, JobOf, TaskMap } from '../queue/types.js';
-import { HandlerAbort, resolveHandlers, runHandler, settleOutcome, type Held, type ResolvedHandlers, type RunTracing } from './job-runner.js';
+import { HandlerAbort, jobView, resolveHandlers, runHandler, settleOutcome, type Held, type ResolvedHandlers, type RunTracing } from './job-runner.js';
+import { runWithin, timeoutFor } from './job-timeout.js';
 import { loadJobSpans } from '../tracing/job-spans.js';
 import { ClaimLoop, type JobSink } from '../claim/loop.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './options.js';
@@ -104,7 +105,7 @@ const EXTRA_LOOP_PAUSE_MS = 500;
  */
 const LIGHT_CLAIM_PAUSE_MS = 4;
 
-/** After `stop({ timeoutMs })` aborted them, handlers get this long to return before they are given up on. */
+/** After `stop({ timeoutMs })` or their own timeout aborted them, handlers get this long to return before they are given up on. */
 const ABORT_GRACE_MS = 1000;
 
 /**
@@ -307,7 +308,10 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
   }
 
   private async runJob(held: Held): Promise<void> {
-    const { view, outcome, durationMs } = await runHandler(this.handlers, held, this.tracing);
+    const view = jobView(held);
+    const run = runHandler(this.handlers, held, view, this.tracing);
+    const timeoutMs = timeoutFor(this.options.timeoutMs, held.job.kind);
+    const { outcome, durationMs } = timeoutMs === undefined ? await run : await runWithin(run, held.abort, timeoutMs, ABORT_GRACE_MS);
     if (held === this.suspect) this.suspect = undefined;
     if (!this.running.delete(held)) return; // given up on after stop({ timeoutMs }): already failed
     const settled = settleOutcome(held, outcome, this.options.maxAttempts);

@@ -3,10 +3,13 @@ import { test } from 'node:test';
 import { DEFAULTS } from '../../src/config/defaults.js';
 import { ExitCode, JobqError } from '../../src/errors.js';
 import { resolveWorkerOptions } from '../../src/worker/options.js';
+import { timeoutFor } from '../../src/worker/job-timeout.js';
+import { timeoutArgument } from '../../src/cli/options.js';
+import { InvalidArgumentError } from 'commander';
 
 test('options left out take their defaults from DEFAULTS', () => {
   const { concurrency, batchSize, leaseSeconds, maxAttempts, retryDelayMs, keepDone, once } = DEFAULTS;
-  assert.deepEqual(resolveWorkerOptions(), { concurrency, batchSize, leaseSeconds, maxAttempts, retryDelayMs, keepDone, once });
+  assert.deepEqual(resolveWorkerOptions(), { concurrency, batchSize, leaseSeconds, maxAttempts, retryDelayMs, keepDone, once, timeoutMs: {} });
   assert.equal(resolveWorkerOptions({ batchSize: 7 }).batchSize, 7);
 });
 
@@ -20,4 +23,24 @@ test('a bad value is one usage error naming the option, the range and the value'
   refused({ retryDelayMs: -1 }, 'retryDelayMs must be a whole number from 0 to 3600000, not -1');
   refused({ leaseSeconds: 0.2 }, 'leaseSeconds must be a number of seconds from 1 to 86400, not 0.2');
   refused({ leaseSeconds: Number.NaN }, 'leaseSeconds must be a number of seconds from 1 to 86400, not null');
+  refused({ timeoutMs: 0 }, 'timeoutMs must be a whole number from 1 to 2147483647, not 0');
+  refused({ timeoutMs: { email: 2.5 } }, 'timeoutMs of "email" must be a whole number from 1 to 2147483647, not 2.5');
+  refused({ timeoutMs: { '': 100 } }, 'timeoutMs: kind must be a string of 1-64 characters, not ""');
+});
+
+test('timeoutMs: one number for every kind, or per kind with * for the others', () => {
+  assert.deepEqual(resolveWorkerOptions({ timeoutMs: 500 }).timeoutMs, { '*': 500 });
+  const perKind = resolveWorkerOptions({ timeoutMs: { email: 100, '*': 900 } }).timeoutMs;
+  assert.deepEqual([timeoutFor(perKind, 'email'), timeoutFor(perKind, 'report'), timeoutFor(perKind, null), timeoutFor(perKind, 'constructor')], [100, 900, 900, 900]);
+  const emailOnly = resolveWorkerOptions({ timeoutMs: { email: 100 } }).timeoutMs;
+  assert.deepEqual([timeoutFor(emailOnly, 'email'), timeoutFor(emailOnly, 'report'), timeoutFor(emailOnly, null)], [100, undefined, undefined]);
+});
+
+test('--timeout reads [kind=]duration, each kind once more overriding', () => {
+  const read = (...values: string[]) => values.reduce<Record<string, number>>((previous, value) => timeoutArgument(value, previous), {});
+  assert.deepEqual(read('30s'), { '*': 30_000 });
+  assert.deepEqual(read('500ms', 'report=2m', 'a=b=1.5s'), { '*': 500, report: 120_000, 'a=b': 1500 });
+  for (const bad of ['0', '0.0001s', 'soon', '=5s', 'email=', '30 days', `${'k'.repeat(65)}=1s`]) {
+    assert.throws(() => read(bad), (error: unknown) => error instanceof InvalidArgumentError && /^expected \[kind=\]duration, like 30s, 500ms or email=2m/.test(error.message), bad);
+  }
 });

@@ -7,7 +7,7 @@ import { loadHandlers } from '../../processes/handler-module.js';
 import { handlerWorkerChildren, type HandlerWorkers } from '../../processes/handler-worker-children.js';
 import { onlyKinds } from '../../worker/handler-kinds.js';
 import { resolveWorkerOptions } from '../../worker/options.js';
-import { addConnectionOptions, addReplicaOptions, numberIn, optionFor, type ConnectionOptions } from '../options.js';
+import { addConnectionOptions, addReplicaOptions, numberIn, optionFor, timeoutArgument, type ConnectionOptions } from '../options.js';
 import { runSupervised } from '../supervised-run.js';
 import { runWorkerInProcess } from '../work-in-process.js';
 
@@ -24,6 +24,7 @@ interface WorkOptions extends ConnectionOptions {
   maxAttempts: number;
   retryDelayMs: number;
   keepDone?: boolean;
+  timeout?: Record<string, number>;
   metricsPort?: number;
   metricsHost: string;
 }
@@ -42,6 +43,7 @@ export function registerWork(program: Command): void {
     .addOption(optionFor(OPTIONS.maxAttempts))
     .addOption(optionFor(OPTIONS.retryDelayMs))
     .option('--keep-done', 'mark finished jobs done instead of deleting them')
+    .addOption(new Option(OPTIONS.timeoutMs.flags, OPTIONS.timeoutMs.help).argParser(timeoutArgument))
     .addOption(
       new Option('--metrics-port <port>', 'serve each process\'s counters and handler durations for Prometheus at /metrics: process N on port + N - 1 (0: any free ports)').argParser(numberIn(0, 65_535)),
     )
@@ -55,12 +57,16 @@ The handler module:
 
 A handler that returns completes its job; one that throws sends it back to the queue after
 --retry-delay-ms, doubling per attempt, and to failed after --max-attempts (with the error kept).
+With --timeout, a handler still running after that long sees job.signal fire and its run fails
+("timed out after N ms"); one that ignores the signal is given up on a second later.
 Ctrl-C stops gracefully: running jobs finish, claimed jobs not yet started go back at once.
 
 Examples:
   jobq work --handler ./send-email.js --kind email
   jobq work --handler ./handler.mjs --concurrency 50 --processes 4
   jobq work --handler ./handler.mjs --once              drain what is due, then exit
+  jobq work --handler ./handler.mjs --timeout 30s report=10m
+                                                        30 s a run, reports 10 minutes
   jobq work --handler ./handler.mjs --replica-url mysql://jobq:secret@replica1:3306/jobq
                                                         candidates from a replica, claims on the primary
   jobq work --handler ./handler.mjs --metrics-port 9751  Prometheus scrapes this worker at :9751/metrics`,
@@ -77,6 +83,7 @@ Examples:
         retryDelayMs: options.retryDelayMs,
         keepDone: options.keepDone ?? false,
         once: options.once ?? false,
+        ...(options.timeout !== undefined && { timeoutMs: options.timeout }),
       });
       // Checked here, once, before any process starts: another address needs the token.
       const access = options.metricsPort === undefined ? undefined : new Access(tokenFromEnv(), options.metricsHost, DASHBOARD_TOKEN_ENV);
