@@ -16,6 +16,7 @@ export type { Schedule, ScheduledJob, ScheduleOptions } from './queue/schedules.
 export { Worker } from './worker/worker.js';
 export type { FailureInfo, RunInfo, StopOptions, WorkerCounters } from './worker/worker.js';
 export type { WorkerOptions } from './worker/options.js';
+export { JobTimeoutError } from './worker/job-timeout.js';
 export type {
   AnyTasks,
   Claim,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import type { Job } from '../src/index.js';
+import { JobTimeoutError, type Job } from '../src/index.js';
 import { queueForTests } from './helpers/queue-fixtures.js';
 import { runCli } from './helpers/run-cli.js';
 
@@ -37,7 +37,9 @@ test('a handler that never returns and ignores its signal, with timeoutMs 200: r
     { concurrency: 2, timeoutMs: { hang: 200 }, maxAttempts: 2, retryDelayMs: 0, keepDone: true },
   );
   worker.on('failed', (job, error, info) => {
-    if (job.id === hung) failures.push({ at: Date.now() - started, message: (error as Error).message, final: info.final, signalled: signal?.aborted === true && signal.reason === error });
+    if (job.id !== hung) return;
+    assert.ok(error instanceof JobTimeoutError && error.timeoutMs === 200);
+    failures.push({ at: Date.now() - started, message: error.message, final: info.final, signalled: signal?.aborted === true && signal.reason === error });
   });
   try {
     await waitFor(() => failures.length === 2 && quickDone.length === 20, 'the hung job to fail twice and the quick ones to finish');

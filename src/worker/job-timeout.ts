@@ -17,8 +17,8 @@ export function timeoutFor(timeouts: Readonly<Record<string, number>>, kind: str
 
 /**
  * A handler's run, bounded. After `timeoutMs` the handler's signal fires with a JobTimeoutError,
- * and a run that fails from then on fails with it (its own error is most likely the abort that
- * caused); one that returns is done. A handler still running `graceMs` later is given up on: the
+ * and a run that fails from then on fails with it (its own error is most likely the abort the
+ * timeout set off); one that returns is done. A handler still running `graceMs` later is given up on: the
  * run fails with the timeout at once, and whatever the handler does after that is ignored.
  */
 export async function runWithin(run: Promise<RunResult>, abort: HandlerAbort, timeoutMs: number, graceMs: number): Promise<RunResult> {
