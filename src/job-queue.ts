@@ -19,6 +19,7 @@ import { setupTable, type SetupOptions, type SetupResult } from './queue/setup.j
 import { recountKeptCounts } from './queue/recount.js';
 import { pruneJobs, type PruneOptions, type PruneResult } from './queue/prune.js';
 import { foldNewJobs } from './queue/new-job-count.js';
+import { foldUncountedJobs } from './queue/uncounted-jobs.js';
 import { enqueueDueTicks, listSchedules, removeSchedule, saveSchedule, type Schedule, type ScheduledJob, type ScheduleOptions } from './queue/schedules.js';
 import { DirectClaims, type FailOptions, type SettleOptions } from './claim/direct-claims.js';
 import { hasPendingWork } from './claim/sql/claim.js';
@@ -220,7 +221,10 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
         },
         hasDueWork: (db, kinds, exceptKinds) => pendingWork(db, this.quotedTable, { kinds, includeDelayed: false, exceptKinds }),
         enqueueDueTicks: async (db) => enqueueDueTicks(db, this.quotedTable, this.table, (await this.layout()).partitions > 0),
-        foldNewJobs: (db) => foldNewJobs(db, this.table),
+        foldNewJobs: async (db) => {
+          await foldNewJobs(db, this.table);
+          await foldUncountedJobs(db, this.target);
+        },
         openCandidateSource: (onEvent) => (this.replica === undefined ? undefined : new ReplicaCandidates({ ...this.replica, onEvent })),
       },
       handlers,

@@ -8,10 +8,13 @@ import { queueForTests } from './helpers/queue-fixtures.js';
 import { serverConnectionOptions } from './helpers/test-database.js';
 import { runCli, startCli } from './helpers/run-cli.js';
 import { waitUntil } from './helpers/wait.js';
+import { UNCOUNTED_TOKEN } from '../src/claim/sql/counters.js';
+import type { QueueStats } from '../src/index.js';
 
-// jobq keeps the counts of waiting, done and failed jobs (jobq_counters, and jobq_new_jobs for new
-// ones) instead of counting them: after every statement that makes, moves or removes such a job,
-// and after a worker killed mid-run, they must equal a full count of the table.
+// jobq keeps the counts of waiting, done and failed jobs (jobq_counters, jobq_new_jobs for new
+// ones, and waiting jobs marked as not counted yet) instead of counting them: after every
+// statement that makes, moves or removes such a job, and after a worker killed mid-run, they must
+// equal a full count of the table.
 
 const FLAKY = fileURLToPath(new URL('../../test/fixtures/flaky-handler.cjs', import.meta.url));
 const ONE_MS = fileURLToPath(new URL('../../test/fixtures/one-ms-handler.mjs', import.meta.url));
@@ -31,12 +34,13 @@ async function fullCount(): Promise<Counts> {
   return counts;
 }
 
-/** The kept counts per kind (new jobs not yet folded in included), kinds with none left out. */
+/** The kept counts per kind (new jobs and waiting jobs not counted yet included), kinds with none left out. */
 async function kept(): Promise<Counts> {
   const rows = await context.db.rows<{ kind: string; waiting: string; done: string; failed: string }>(
     `SELECT kind, SUM(waiting) AS waiting, SUM(done) AS done, SUM(failed) AS failed FROM (
        SELECT kind, waiting_jobs AS waiting, done_jobs AS done, failed_jobs AS failed FROM jobq_counters WHERE queue = 'jobs'
-       UNION ALL SELECT kind, jobs, 0, 0 FROM jobq_new_jobs WHERE queue = 'jobs') AS k
+       UNION ALL SELECT kind, jobs, 0, 0 FROM jobq_new_jobs WHERE queue = 'jobs'
+       UNION ALL SELECT IFNULL(kind, ''), 1, 0, 0 FROM jobs WHERE status = 'unclaimed' AND claim_token = ${UNCOUNTED_TOKEN}) AS k
      GROUP BY kind`,
   );
   return Object.fromEntries(
@@ -47,6 +51,17 @@ async function kept(): Promise<Counts> {
 async function assertKept(after: string): Promise<void> {
   assert.deepEqual(await kept(), await fullCount(), `kept counts after ${after}`);
 }
+
+/** stats() agrees with a full count of waiting jobs per kind; its stats. */
+async function assertStats(after: string): Promise<QueueStats> {
+  const stats = await context.queue.stats();
+  const full = await fullCount();
+  for (const entry of stats.byKind) assert.equal(entry.counts.unclaimed, full[entry.kind ?? '']?.waiting ?? 0, `waiting of kind ${entry.kind} after ${after}`);
+  return stats;
+}
+
+/** The queue's fold mark (src/queue/sql/uncounted-jobs.ts). */
+const foldMark = async () => Number((await context.db.rows<{ last_id: number }>("SELECT last_id FROM jobq_fold_marks WHERE queue = 'jobs'"))[0]!.last_id);
 
 /** Claimed jobs whose lease ran out, as if their worker had died long ago. */
 const expireLeases = () => context.db.admin.query("UPDATE jobs SET run_after = NOW(6) - INTERVAL 1 SECOND WHERE status = 'claimed'");
@@ -97,20 +112,43 @@ test('every path that makes, moves or removes a waiting job keeps the count of w
   assert.equal((await queue.cancel(waitingIds)).cancelled.length, 7);
   await assertKept('cancelling 7 waiting jobs');
 
-  // One row of new jobs per enqueue: stats() folds them into the counter rows once there are many.
-  for (let n = 0; n < 1001; n++) await queue.enqueue({ kind: 'sms' });
-  assert.ok((await db.rows("SELECT id FROM jobq_new_jobs WHERE queue = 'jobs'")).length > 1000);
-  const stats = await queue.stats();
-  assert.equal((await db.rows("SELECT id FROM jobq_new_jobs WHERE queue = 'jobs'")).length, 0, 'folded');
+  // One row of new jobs per enqueue of more than 100 jobs, and jobs not counted yet from smaller
+  // ones: stats() counts both, and folds them into the counter rows once there are many (jobs not
+  // counted yet once their insert is a second old).
+  for (let n = 0; n < 11; n++) await queue.enqueueMany(Array.from({ length: 101 }, () => ({ kind: 'sms' })));
+  for (let n = 0; n < 60; n++) await queue.enqueueMany(Array.from({ length: 100 }, () => ({ kind: n % 2 === 0 ? 'sms' : 'email' })));
+  assert.ok((await db.rows("SELECT id FROM jobq_new_jobs WHERE queue = 'jobs'")).length > 10);
+  const uncounted = async () => Number((await db.rows<{ n: number }>(`SELECT COUNT(*) AS n FROM jobs WHERE claim_token = ${UNCOUNTED_TOKEN}`))[0]!.n);
+  assert.ok((await uncounted()) >= 6000);
+  await assertStats('enqueues of more and of fewer than 101 jobs');
+  await waitUntil(async () => (await db.rows('SELECT id FROM jobs WHERE created_at > NOW(6) - INTERVAL 1100000 MICROSECOND LIMIT 1')).length === 0, 'the inserts to be a second old');
+  const stats = await assertStats('a fold by stats()');
+  assert.equal((await db.rows("SELECT id FROM jobq_new_jobs WHERE queue = 'jobs'")).length, 0, 'the rows of new jobs folded');
+  assert.equal(await uncounted(), 0, 'the jobs not counted yet folded');
   await assertKept('a fold');
-  const full = await fullCount();
-  for (const entry of stats.byKind) assert.equal(entry.counts.unclaimed, full[entry.kind ?? '']?.waiting ?? 0, `waiting of kind ${entry.kind}`);
   assert.equal(stats.byKind.find((entry) => entry.kind === 'report')?.delayed, 1);
   await db.admin.query("UPDATE jobs SET status = 'done' WHERE kind = 'sms'");
   await queue.recount();
   await assertKept('a recount');
   await db.admin.query('DELETE FROM jobs');
   await queue.recount();
+});
+
+test('a job not counted yet whose insert committed after a fold had passed its id is left out of the waiting count until claimed, and its claim takes nothing off it', async () => {
+  const { queue, db } = context;
+  await queue.enqueueMany(Array.from({ length: 3 }, () => ({ kind: 'late' })));
+  // As a fold that ran while the insert's statement was still open would leave it: the mark after it.
+  await db.admin.query("UPDATE jobq_fold_marks SET last_id = (SELECT MAX(id) FROM jobs) WHERE queue = 'jobs'");
+  const waiting = async () => (await queue.stats()).byKind.find((entry) => entry.kind === 'late')?.counts.unclaimed ?? 0;
+  assert.equal(await waiting(), 0, 'left out');
+  const claim = await queue.claim({ batchSize: 2, leaseSeconds: 60, kinds: ['late'] });
+  assert.equal(claim.jobs.length, 2);
+  await queue.release(claim, { ids: [claim.jobs[0]!.id] });
+  assert.equal(await waiting(), 1, 'the job handed back counts; the one still uncounted does not');
+  await queue.complete(await queue.claim({ batchSize: 10, leaseSeconds: 60, kinds: ['late'] }), {});
+  await queue.complete(claim, {});
+  assert.equal(await waiting(), 0, 'none below zero');
+  await assertKept('claims of jobs left out');
 });
 
 test('every path that makes or removes a done or failed job keeps the counts equal to a full count, and stats() reports them', async () => {
@@ -205,12 +243,12 @@ test('a recount, from the library and `jobq stats --recount`, repairs counts tha
   await assertKept('jobq stats --recount');
   await db.admin.query("DELETE FROM jobs WHERE status IN ('done', 'failed')");
   // A job that enqueue neither listed nor counted (as an older jobq did not) counts under its kind after a recount.
-  await queue.enqueue({ kind: 'unlisted' });
+  await queue.enqueueMany(Array.from({ length: 101 }, () => ({ kind: 'unlisted' })));
   await db.admin.query("DELETE FROM jobq_counters WHERE kind = 'unlisted'");
   await db.admin.query("DELETE FROM jobq_new_jobs WHERE kind = 'unlisted'");
   assert.equal((await queue.stats()).byKind.find((entry) => entry.kind === 'unlisted'), undefined);
   await queue.recount();
-  assert.equal((await queue.stats()).byKind.find((entry) => entry.kind === 'unlisted')?.counts.unclaimed, 1);
+  assert.equal((await queue.stats()).byKind.find((entry) => entry.kind === 'unlisted')?.counts.unclaimed, 101);
 });
 
 test('4 `jobq work --keep-done` processes, one killed with SIGKILL mid-run, recounts meanwhile, over 3,000 jobs of which 300 fail: the counts never go below zero and end equal to a full count', async () => {
@@ -270,6 +308,7 @@ test('4 `jobq work` processes drain 50,000 jobs while 2 producers enqueue 2,000 
     }
   })();
   await Promise.all(producers);
+  const markBefore = await foldMark();
   await waitUntil(finished, 'the workers to finish all 52,000 jobs', { timeoutMs: 120_000 });
   // The workers fold the rows of new jobs (one per enqueue of one job) into the counter rows.
   await waitUntil(async () => (await db.rows("SELECT id FROM jobq_new_jobs WHERE queue = 'jobs' LIMIT 1")).length === 0, 'the workers to fold the new jobs');
@@ -280,6 +319,7 @@ test('4 `jobq work` processes drain 50,000 jobs while 2 producers enqueue 2,000 
   const full = await fullCount();
   assert.deepEqual(full, { email: { waiting: 0, done: 26_000, failed: 0 }, report: { waiting: 0, done: 25_000, failed: 0 }, sms: { waiting: 0, done: 1000, failed: 0 } });
   assert.deepEqual(await kept(), full);
+  assert.ok((await foldMark()) > markBefore, 'the workers folded jobs not counted yet');
   assert.ok(samples > 10, `${samples} samples`);
   assert.equal(lowest, 0, 'no kept count went below zero');
 });

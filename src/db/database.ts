@@ -123,6 +123,16 @@ export class Database {
   }
 
   /**
+   * As query, once the transaction under way on this connection (if any) has ended: the statements
+   * commit on their own, never as part of another caller's transaction. Several statements, `;`
+   * apart, go in one round trip; their results come as an array.
+   */
+  async queryOutsideTransactions<T = unknown>(sql: string, values?: unknown[]): Promise<T> {
+    await this.lastTransaction;
+    return this.query<T>(sql, values);
+  }
+
+  /**
    * Runs `work` in a transaction and commits it. A deadlock or lock wait timeout rolls back and
    * runs `work` again (InnoDB has already undone it); a lost connection reconnects first. `work`
    * must therefore be safe to run again, as every jobq transaction is.

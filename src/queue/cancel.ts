@@ -29,10 +29,10 @@ export async function cancelJobs(db: Database, table: { name: string; quoted: Qu
   for (let start = 0; start < unique.length; start += CHUNK) {
     const chunk = unique.slice(start, start + CHUNK);
     const rows = await db.transaction(async (tx) => {
-      const [found] = (await tx.run([cancelSql.LOCK_JOBS_SQL(table.quoted), [chunk]])) as [Array<{ id: number; kind: string | null; status: string; owner_id: number; lease_left_us: number }>];
+      const [found] = (await tx.run([cancelSql.LOCK_JOBS_SQL(table.quoted), [chunk]])) as [Array<{ id: number; kind: string | null; status: string; owner_id: number; lease_left_us: number; uncounted: number }>];
       const cancellable = found.filter((row) => row.status === 'unclaimed' || row.status === 'failed');
       const gone = new KeptDeltas();
-      for (const row of cancellable) gone.add(row.kind, row.status === 'failed' ? 'failed_jobs' : 'waiting_jobs', -1);
+      for (const row of cancellable) if (Number(row.uncounted) !== 1) gone.add(row.kind, row.status === 'failed' ? 'failed_jobs' : 'waiting_jobs', -1);
       if (cancellable.length > 0) await tx.run([cancelSql.DELETE_CANCELLABLE_SQL(table.quoted), [cancellable.map((row) => Number(row.id))]], ...gone.statements(counters));
       return found;
     });

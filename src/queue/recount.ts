@@ -4,6 +4,7 @@ import { KeptDeltas } from '../claim/kept-counts.js';
 import * as countersSql from '../claim/sql/counters.js';
 import type { Statement } from '../db/transaction.js';
 import * as newJobsSql from './sql/new-jobs.js';
+import * as uncountedSql from './sql/uncounted-jobs.js';
 
 const KEPT_COLUMNS = { unclaimed: 'waiting_jobs', done: 'done_jobs', failed: 'failed_jobs' } as const;
 
@@ -15,10 +16,14 @@ const KEPT_COLUMNS = { unclaimed: 'waiting_jobs', done: 'done_jobs', failed: 'fa
  * new-job rows (the recount has locked them all, and the gaps for new ones: REPEATABLE READ, for
  * this transaction only; jobq's sessions otherwise read committed). Its snapshot, taken after the
  * locks, therefore holds every change whose count it replaces, and the changes that wait add
- * theirs after it. The new-job rows are locked first, as a fold locks them before its counter row.
- * Costs a read of the waiting, done and failed jobs' index entries and of the kind index.
+ * theirs after it. The new-job rows are locked first, as a fold locks them before its counter
+ * row. Waiting jobs not counted yet (sql/uncounted-jobs.ts) are left to a fold. Made first: the
+ * queue's fold mark, at the highest id (no job before it is uncounted, on a table made or
+ * migrated just now). Costs a read of the waiting jobs' rows, and of the done and failed jobs'
+ * index entries and of the kind index.
  */
 export async function recountKeptCounts(db: Database, table: { name: string; quoted: QuotedIdentifier }): Promise<void> {
+  await db.query(uncountedSql.ADD_FOLD_MARK_SQL(table.quoted), [table.name]);
   await db.query('SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ');
   try {
     await db.transaction(async (tx) => {

@@ -6,6 +6,7 @@ import * as countersSql from '../claim/sql/counters.js';
 import type { Schedule } from './schedules.js';
 import * as statsSql from './sql/stats.js';
 import { foldNewJobs } from './new-job-count.js';
+import { foldUncountedJobs } from './uncounted-jobs.js';
 import { EVERY_KIND } from './limits.js';
 import { readTableLayout } from './table-layout.js';
 import { JOB_STATUSES, type JobStatus, type KindLimitStatus, type QueueStats, type QueueTotals, type ServerInfo } from './types.js';
@@ -100,40 +101,54 @@ export async function readQueueStats(db: Database, table: { name: string; quoted
   };
 }
 
-type CountRow = { scope: 'all' | 'kind' | 'delayed' | 'kept' | 'new' | 'newRows'; kind: string | null; status: JobStatus; count: number | string };
+type CountRow = { scope: 'all' | 'kind' | 'delayed' | 'kept' | 'new' | 'newRows' | 'uncounted'; kind: string | null; status: JobStatus; count: number | string };
 
-/** Above this many rows of new jobs, stats() folds them into the kept counts before it counts. */
+/**
+ * Above this many rows of new jobs, or jobs inserted after the fold mark, stats() folds them into
+ * the kept counts before it counts (where nothing else does: no worker runs).
+ */
 const FOLD_NEW_JOBS_ABOVE = 1000;
+const FOLD_UNCOUNTED_ABOVE = 5000;
 
 /**
  * The counts of COUNT_JOBS_SQL, for the kinds and the waiting jobs' priorities read before it,
  * with both read again in the same round trip: enqueue lists a kind before its jobs go in, so
  * when the lists read after hold nothing new, every kind and priority in the count's snapshot was
- * counted; otherwise (a new kind or priority just then) again. Many rows of new jobs are folded
- * first.
+ * counted; otherwise (a new kind or priority just then) again. The fold mark comes with the
+ * lists, and many new jobs (rows of them, or jobs after the mark) are folded first.
  */
 async function countJobs(db: Database, table: { name: string; quoted: QuotedIdentifier }): Promise<CountRow[]> {
-  const listsSql = `${statsSql.LISTED_KINDS_SQL};\n${statsSql.WAITING_PRIORITIES_SQL(table.quoted)}`;
-  type Lists = [Array<{ kind: string }>, Array<{ priority: number }>];
-  const listed = ([kinds, priorities]: Lists) => ({ kinds: kinds.map((row) => row.kind), priorities: priorities.map((row) => Number(row.priority)) });
-  let lists = listed(await db.query<Lists>(listsSql, [table.name]));
+  const listsSql = `${statsSql.LISTED_KINDS_SQL};\n${statsSql.WAITING_PRIORITIES_SQL(table.quoted)};\n${statsSql.FOLD_MARK_AND_MAX_ID_SQL(table.quoted)}`;
+  type Lists = [Array<{ kind: string }>, Array<{ priority: number }>, Array<{ mark: number; max_id: number }>];
+  const listed = ([kinds, priorities, [mark]]: Lists) => ({
+    kinds: kinds.map((row) => row.kind),
+    priorities: priorities.map((row) => Number(row.priority)),
+    mark: Number(mark?.mark ?? 0),
+    afterMark: Number(mark?.max_id ?? 0) - Number(mark?.mark ?? 0),
+  });
+  let lists = listed(await db.query<Lists>(listsSql, [table.name, table.name]));
   for (let folded = false; ; ) {
-    const { kinds, priorities } = lists;
+    const { kinds, priorities, mark, afterMark } = lists;
     const [rows, ...again] = await db.query<[CountRow[], ...Lists]>(`${statsSql.COUNT_JOBS_SQL(table.quoted, kinds.length > 0, priorities.length)};\n${listsSql}`, [
       ...(kinds.length > 0 ? [kinds] : []),
       ...priorities,
       ...Array(5).fill(table.name),
+      mark,
+      table.name,
       table.name,
     ]);
     const now = listed(again);
     const within = <T>(some: readonly T[], all: readonly T[]) => some.every((item) => all.includes(item));
     lists = now;
     if (!within(now.kinds, kinds) || !within(now.priorities, priorities)) continue;
-    if (folded || Number(rows.find((row) => row.scope === 'newRows')?.count ?? 0) <= FOLD_NEW_JOBS_ABOVE) return rows;
+    if (folded || (Number(rows.find((row) => row.scope === 'newRows')?.count ?? 0) <= FOLD_NEW_JOBS_ABOVE && afterMark <= FOLD_UNCOUNTED_ABOVE)) return rows;
     // A reader without the right to write (or a read-only server) counts them as they are.
-    await foldNewJobs(db, table.name).catch((error: unknown) => {
-      if (!isWriteRefused(error)) throw error;
-    });
+    await foldNewJobs(db, table.name)
+      .then(() => foldUncountedJobs(db, table))
+      .catch((error: unknown) => {
+        if (!isWriteRefused(error)) throw error;
+      });
+    lists = listed(await db.query<Lists>(listsSql, [table.name, table.name]));
     folded = true;
   }
 }

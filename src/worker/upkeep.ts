@@ -3,7 +3,8 @@ import { DatabaseClosedError } from '../db/connect.js';
 import type { SkippedSchedule } from '../queue/schedules.js';
 
 // How often a worker looks for schedules that have come due (a tick is enqueued within about
-// this long of its time) and folds the counts of new jobs. Each is a range read of a small table;
+// this long of its time) and folds the counts of new jobs. Each is a range read, of a small table
+// or of the jobs inserted since the last pass;
 // jittered so that many workers started together do not all look at once.
 const PASS_EVERY_MS = 500;
 
@@ -13,7 +14,10 @@ type Topic = 'schedule' | 'counts';
 export interface UpkeepSteps {
   /** Enqueues the jobs of schedules that have come due (queue/schedules.ts); the schedules skipped. */
   enqueueDueTicks(): Promise<{ skipped: SkippedSchedule[] }>;
-  /** Adds the rows of new jobs into the kept counts (queue/new-job-count.ts): they stay few where nobody reads stats. */
+  /**
+   * Adds the new jobs into the kept counts: the rows of new jobs (queue/new-job-count.ts) and the
+   * waiting jobs not counted yet (queue/uncounted-jobs.ts); they stay few where nobody reads stats.
+   */
   foldNewJobs(): Promise<void>;
 }
 

@@ -28,7 +28,7 @@ export interface WorkerContext {
   hasDueWork(db: Database, kinds: readonly string[] | undefined, exceptKinds?: readonly string[]): Promise<boolean>;
   /** Enqueues the ticks of the queue's schedules that have come due; names the schedules it had to skip. */
   enqueueDueTicks(db: Database): Promise<{ skipped: SkippedSchedule[] }>;
-  /** Adds the queue's rows of new jobs into its kept counts. */
+  /** Adds the queue's new jobs into its kept counts: rows of new jobs, and waiting jobs not counted yet. */
   foldNewJobs(db: Database): Promise<void>;
   /** Where the claims read candidates besides the primary (the queue's replica), if anywhere. */
   openCandidateSource(onEvent: (event: ConnectionEvent) => void): CandidateSource | undefined;

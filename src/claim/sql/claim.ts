@@ -15,6 +15,7 @@
 
 import { DEFAULT_PRIORITY } from '../../config/defaults.js';
 import type { QuotedIdentifier } from '../../config/identifiers.js';
+import { UNCOUNTED_TOKEN } from './counters.js';
 
 // Spreading consumers over lanes (LANE_FILTER: `id MOD lanes = lane` on a single server) so that
 // they do not all fight over the head of the queue. Measured with `npm run bench` (100,000 queued
@@ -276,13 +277,14 @@ export function candidatesStale(table: QuotedIdentifier, scope: ClaimScope, stea
  * latest committed row, under the lock). SKIP LOCKED never waits: rows another consumer is
  * claiming right now are simply left out. The payload comes as JSON text from both servers (MySQL
  * would otherwise send its JSON type pre-parsed, MariaDB its LONGTEXT as text). Attempts and lease
- * expiries come as MARK_CLAIMED_SQL will leave them; `waiting` (1 or 0) tells a waiting job from one
- * whose lease ran out, for the kept count of waiting jobs. Params: [ids].
+ * expiries come as MARK_CLAIMED_SQL will leave them; `waiting` (1 or 0) tells a waiting job that
+ * was counted from one whose lease ran out or one not counted yet (queue/sql/uncounted-jobs.ts),
+ * for the kept count of waiting jobs. Params: [ids].
  */
 export const LOCK_CANDIDATES_SQL = (table: QuotedIdentifier) => `
   SELECT id, kind, CAST(payload AS CHAR) AS payload, attempts + (status = 'unclaimed') AS attempts, priority,
          lease_expiries + (status = 'claimed') AS leaseExpiries, trace_context AS traceContext, job_group AS \`group\`,
-         status = 'unclaimed' AS waiting
+         status = 'unclaimed' AND claim_token <> ${UNCOUNTED_TOKEN} AS waiting
     FROM ${table} FORCE INDEX (PRIMARY)
    WHERE id IN (?) AND ${CLAIMABLE}
    FOR UPDATE SKIP LOCKED`;

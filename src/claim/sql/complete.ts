@@ -8,12 +8,13 @@ import type { QuotedIdentifier } from '../../config/identifiers.js';
  */
 
 /**
- * How many of a claim's rows another claim holds now (the all-zero default token, i.e. settled
- * rows, does not count): the honest "lost" count after a reconnect. Params: [ids], token.
+ * How many of a claim's rows another claim holds now (settled rows, and waiting ones, whose
+ * token is an insert's mark, do not count): the honest "lost" count after a reconnect. Params:
+ * [ids], token.
  */
 export const HELD_BY_OTHERS_SQL = (table: QuotedIdentifier) => `
   SELECT COUNT(*) AS others FROM ${table} FORCE INDEX (PRIMARY)
-   WHERE id IN (?) AND claim_token NOT IN (?, DEFAULT(claim_token))`;
+   WHERE id IN (?) AND status = 'claimed' AND claim_token <> ?`;
 
 /** Deletes processed jobs (the article's default). Params: [ids], token. */
 export const DELETE_OWNED_SQL = (table: QuotedIdentifier) => `

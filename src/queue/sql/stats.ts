@@ -1,8 +1,11 @@
 import type { QuotedIdentifier } from '../../config/identifiers.js';
+import { UNCOUNTED_TOKEN } from '../../claim/sql/counters.js';
 /**
  * The jobs per status and kind, without counting the waiting, done and failed ones: those are kept
- * counts (claim/sql/counters.ts, scope `kept`, '' for no kind) and the new jobs not yet folded into
- * them (sql/new-jobs.ts, scope `new`; `newRows`, how many rows those are). Counted from their own
+ * counts (claim/sql/counters.ts, scope `kept`, '' for no kind), the new jobs not yet folded into
+ * them (sql/new-jobs.ts, scope `new`; `newRows`, how many rows those are) and the waiting jobs
+ * not counted yet, after the fold mark (sql/uncounted-jobs.ts, scope `uncounted`: a range of the
+ * primary key, the jobs inserted since the last fold). Counted from their own
  * index entries: the claimed jobs (scope `all` over every job; `kind`, over the kind index, two
  * ranges per kind: the jobs without a kind are the difference, the kind index holding copies of
  * status and run_after that are NULL for them, see schema 4), bounded by the workers' batches; and
@@ -13,7 +16,7 @@ import type { QuotedIdentifier } from '../../config/identifiers.js';
  * snapshot. The kinds and priorities are given (LISTED_KINDS_SQL, WAITING_PRIORITIES_SQL): read
  * in the same statement, by a join or a semi-join, the counts per kind went through a temporary
  * table, 1.8x slower on a million jobs. Params: [kinds] (none: no kind part), each priority,
- * then the queue five times.
+ * the queue five times, then the fold mark.
  */
 export const COUNT_JOBS_SQL = (table: QuotedIdentifier, withKinds: boolean, priorities: number) => `
   SELECT 'all' AS scope, NULL AS kind, 'claimed' AS status, COUNT(*) AS count
@@ -38,7 +41,12 @@ export const COUNT_JOBS_SQL = (table: QuotedIdentifier, withKinds: boolean, prio
   UNION ALL
   SELECT 'new', kind, 'unclaimed', SUM(jobs) FROM jobq_new_jobs WHERE queue = ? GROUP BY kind
   UNION ALL
-  SELECT 'newRows', NULL, 'unclaimed', COUNT(*) FROM jobq_new_jobs WHERE queue = ?`;
+  SELECT 'newRows', NULL, 'unclaimed', COUNT(*) FROM jobq_new_jobs WHERE queue = ?
+  UNION ALL
+  SELECT 'uncounted', kind, 'unclaimed', COUNT(*)
+    FROM ${table} FORCE INDEX (PRIMARY)
+   WHERE id > ? AND status = 'unclaimed' AND claim_token = ${UNCOUNTED_TOKEN}
+   GROUP BY kind`;
 
 /**
  * The priorities waiting jobs have now: one dive per priority of the status index (a loose index
@@ -56,6 +64,10 @@ export const WAITING_PRIORITIES_SQL = (table: QuotedIdentifier) => `
  * Params: queue.
  */
 export const LISTED_KINDS_SQL = "SELECT DISTINCT kind FROM jobq_counters WHERE queue = ? AND kind <> '' ORDER BY kind";
+
+/** The fold mark (sql/uncounted-jobs.ts) and the highest id: how many jobs a count of those not counted yet would read. Params: queue. */
+export const FOLD_MARK_AND_MAX_ID_SQL = (table: QuotedIdentifier) => `
+  SELECT IFNULL((SELECT last_id FROM jobq_fold_marks WHERE queue = ?), 0) AS mark, (SELECT IFNULL(MAX(id), 0) FROM ${table}) AS max_id`;
 
 /** The highest id handed out so far: one dive at the end of the primary key. */
 export const MAX_ID_SQL = (table: QuotedIdentifier) => `SELECT MAX(id) AS max_id FROM ${table}`;

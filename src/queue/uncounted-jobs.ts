@@ -1,0 +1,45 @@
+import type { QuotedIdentifier } from '../config/identifiers.js';
+import type { Database } from '../db/database.js';
+import { counterShard, KeptDeltas } from '../claim/kept-counts.js';
+import * as sql from './sql/uncounted-jobs.js';
+
+/** The claim token of a job not counted yet (sql/uncounted-jobs.ts says why there are such jobs). */
+export const UNCOUNTED = Buffer.alloc(16, 0xff);
+
+/**
+ * Inserts of at most this many jobs on the queue's own connection go in uncounted; larger ones
+ * count their jobs in their own transaction, which costs a thousand-row insert a few per cent.
+ */
+export const UNCOUNTED_UP_TO = 100;
+
+/** Jobs a fold reads past the mark per transaction. */
+const FOLD_CHUNK = 5000;
+
+/**
+ * Counts the queue's waiting uncounted jobs whose insert began more than a second ago into its
+ * kept counts and moves its mark past them, a chunk per transaction; nothing when another fold
+ * (or a recount) holds the mark. Jobs a claim holds are left to it.
+ */
+export async function foldUncountedJobs(db: Database, table: { name: string; quoted: QuotedIdentifier }): Promise<void> {
+  for (;;) {
+    const read = await db.transaction(async (tx) => {
+      const [marks] = (await tx.run([sql.LOCK_FOLD_MARK_SQL, [table.name]])) as [Array<{ last_id: number }>];
+      if (marks.length === 0) return 0;
+      const [jobs] = (await tx.run([sql.JOBS_AFTER_MARK_SQL(table.quoted), [Number(marks[0]!.last_id), FOLD_CHUNK]])) as [Array<{ id: number; kind: string | null; uncounted: number; settled: number }>];
+      const unsettled = jobs.findIndex((job) => Number(job.settled) !== 1);
+      const settled = unsettled < 0 ? jobs : jobs.slice(0, unsettled);
+      if (settled.length === 0) return 0;
+      const uncounted = settled.filter((job) => Number(job.uncounted) === 1).map((job) => Number(job.id));
+      const [locked] = uncounted.length === 0 ? [[]] : ((await tx.run([sql.LOCK_UNCOUNTED_SQL(table.quoted), [uncounted]])) as [Array<{ id: number; kind: string | null }>]);
+      const counted = new KeptDeltas();
+      for (const job of locked) counted.add(job.kind, 'waiting_jobs', 1);
+      await tx.commitWith(
+        ...(locked.length === 0 ? [] : [[sql.MARK_COUNTED_SQL(table.quoted), [locked.map((job) => Number(job.id))]] as [string, unknown[]]]),
+        ...counted.statements({ queue: table.name, shard: counterShard(undefined) }),
+        [sql.SET_FOLD_MARK_SQL, [table.name, Number(settled.at(-1)!.id)]],
+      );
+      return settled.length;
+    });
+    if (read < FOLD_CHUNK) return;
+  }
+}
