@@ -9,7 +9,7 @@ import { idRange, KeyedInsert, type IdRange } from './keyed-insert.js';
 import type { JobRow } from './new-jobs.js';
 import { ID_RANGE_OF_KEYS_SQL, INSERT_ONE_JOB_SQL, insertJobsSql, insertValues } from './sql/enqueue.js';
 import { countNewJobs, NEW_JOBS_TABLE, newMarker } from './new-job-count.js';
-import { UNCOUNTED, UNCOUNTED_UP_TO } from './uncounted-jobs.js';
+import { UNCOUNTED_UP_TO } from './uncounted-jobs.js';
 import { addGroupedKindsSql } from '../claim/sql/groups.js';
 import { listKindsSql } from '../claim/sql/counters.js';
 import * as keySql from './sql/job-keys.js';
@@ -91,7 +91,7 @@ export class JobInserts {
     return this.traced([row], (id) => id, async () => {
       if (await this.partitioned()) return (await this.insertKeyed([row], caller, true))!.firstId!;
       if (this.readsBackInserts(caller)) return (await this.insertReadBack([row], keysGiven)).firstId!;
-      const [inserted] = (await this.insertCounted(caller, [row], keysGiven, (marker) => [INSERT_ONE_JOB_SQL(this.tableFor(caller)), insertValues([row], marker)])) as [{ insertId: number }];
+      const [inserted] = (await this.insertCounted(caller, [row], keysGiven, (marker) => [INSERT_ONE_JOB_SQL(this.tableFor(caller), marker === undefined), insertValues([row], marker)])) as [{ insertId: number }];
       return Number(inserted.insertId);
     });
   }
@@ -156,7 +156,7 @@ export class JobInserts {
     if (this.readsBackInserts(caller)) return this.insertReadBack(rows, keysGiven);
     const table = this.tableFor(caller);
     const range: Statement[] = withIdRange ? [[ID_RANGE_OF_KEYS_SQL(table), [rows.map((row) => row[0])]]] : [];
-    const results = await this.insertCounted(caller, rows, keysGiven, (marker) => [insertJobsSql(table, rows.length), insertValues(rows, marker)], range);
+    const results = await this.insertCounted(caller, rows, keysGiven, (marker) => [insertJobsSql(table, rows.length, marker === undefined), insertValues(rows, marker)], range);
     return withIdRange ? idRange((results.at(-1) as Array<{ first_id: number | null; last_id: number | null }>)[0]) : undefined;
   }
 
@@ -167,16 +167,16 @@ export class JobInserts {
    * its jobs are counted by it: an earlier attempt may have made them. A few jobs on the queue's
    * connection go in uncounted instead, each statement on its own, in one round trip.
    */
-  private async insertCounted(caller: CallerTransaction | undefined, rows: JobRow[], keysGiven: boolean, insert: (marker: Buffer) => Statement, after: Statement[] = []): Promise<unknown[]> {
-    const target = { queue: this.table.name, jobs: this.tableFor(caller), newJobs: caller === undefined ? NEW_JOBS_TABLE : `${quoteIdentifier(this.db.settings.database)}.${NEW_JOBS_TABLE}` };
+  private async insertCounted(caller: CallerTransaction | undefined, rows: JobRow[], keysGiven: boolean, insert: (marker: Buffer | undefined) => Statement, after: Statement[] = []): Promise<unknown[]> {
     if (caller === undefined && rows.length <= UNCOUNTED_UP_TO) {
-      // A few jobs go in uncounted, in autocommit (queue/sql/uncounted-jobs.ts): a transaction
-      // with their count cost a one-job insert a fifth of its speed.
-      const statements = [insert(UNCOUNTED), ...after];
-      const sql = statements.map(([text]) => text).join(';\n');
-      const results = await this.described(() => this.db.queryOutsideTransactions<unknown[]>(sql, statements.flatMap(([, values]) => values ?? [])));
-      return statements.length === 1 ? [results] : results;
+      // A few jobs go in uncounted (marker undefined), in autocommit (queue/sql/uncounted-jobs.ts):
+      // a transaction with their count cost a one-job insert a fifth of its speed.
+      const [sql, values] = insert(undefined);
+      if (after.length === 0) return [await this.described(() => this.db.queryOutsideTransactions(sql, values as unknown[]))];
+      const statements = [[sql, values] as const, ...after];
+      return this.described(() => this.db.queryOutsideTransactions<unknown[]>(statements.map(([text]) => text).join(';\n'), statements.flatMap(([, each]) => each ?? [])));
     }
+    const target = { queue: this.table.name, jobs: this.tableFor(caller), newJobs: caller === undefined ? NEW_JOBS_TABLE : `${quoteIdentifier(this.db.settings.database)}.${NEW_JOBS_TABLE}` };
     if (caller !== undefined) {
       return this.described(async () => {
         const marker = newMarker();

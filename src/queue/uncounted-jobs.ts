@@ -3,9 +3,6 @@ import type { Database } from '../db/database.js';
 import { counterShard, KeptDeltas } from '../claim/kept-counts.js';
 import * as sql from './sql/uncounted-jobs.js';
 
-/** The claim token of a job not counted yet (sql/uncounted-jobs.ts says why there are such jobs). */
-export const UNCOUNTED = Buffer.alloc(16, 0xff);
-
 /**
  * Inserts of at most this many jobs on the queue's own connection go in uncounted; larger ones
  * count their jobs in their own transaction, which costs a thousand-row insert a few per cent.

@@ -1,5 +1,6 @@
 import type { QuotedIdentifier } from '../../config/identifiers.js';
 import type { JobRow } from '../new-jobs.js';
+import { UNCOUNTED_TOKEN } from '../../claim/sql/counters.js';
 /**
  * Inserting jobs, many rows per statement (one round trip and one commit per chunk).
  * `job_key` is unique and made by the client: when a connection drops during the COMMIT, the
@@ -9,26 +10,27 @@ import type { JobRow } from '../new-jobs.js';
  * The no-op update names job_key, not id: MySQL refuses to "update" the auto-increment column of
  * a row the same statement inserted (a key given twice in one batch), errno 1869.
  * A new job's claim token is the insert's marker, by which the insert can count the rows it made
- * (sql/new-jobs.ts); a claim replaces it.
+ * (sql/new-jobs.ts), or, with `uncounted`, says that it is not counted yet (sql/uncounted-jobs.ts);
+ * a claim replaces it.
  * Params, per row: job_key, kind, payload, d, e, priority, delay in microseconds, trace context,
- * group, marker (see insertValues).
+ * group, and the marker unless uncounted (see insertValues).
  */
-export const insertJobsSql = (table: QuotedIdentifier, rows: number) => `
+export const insertJobsSql = (table: QuotedIdentifier, rows: number, uncounted = false) => `
   INSERT INTO ${table} (job_key, kind, payload, d, e, priority, run_after, trace_context, job_group, claim_token) VALUES
-  ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND, ?, ?, ?)').join(',\n  ')}
+  ${Array.from({ length: rows }, () => `(?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND, ?, ?, ${uncounted ? UNCOUNTED_TOKEN : '?'})`).join(',\n  ')}
   ON DUPLICATE KEY UPDATE job_key = job_key`;
 
-/** The values of insertJobsSql or INSERT_ONE_JOB_SQL for these rows, sent with `marker`. */
-export const insertValues = (rows: readonly JobRow[], marker: Buffer): unknown[] => rows.flatMap((row) => [...row, marker]);
+/** The values of insertJobsSql or INSERT_ONE_JOB_SQL for these rows, sent with `marker` (none: uncounted). */
+export const insertValues = (rows: readonly JobRow[], marker: Buffer | undefined): unknown[] => (marker === undefined ? rows.flat() : rows.flatMap((row) => [...row, marker]));
 
 /**
  * One job, whose id comes back in the OK packet: on a new row, its auto-increment id; on a key
  * that exists, `LAST_INSERT_ID(id)` makes the existing row's id the one reported. One round trip,
  * where an INSERT and a read of the id took two. Params: as insertJobsSql, one row.
  */
-export const INSERT_ONE_JOB_SQL = (table: QuotedIdentifier) => `
+export const INSERT_ONE_JOB_SQL = (table: QuotedIdentifier, uncounted = false) => `
   INSERT INTO ${table} (job_key, kind, payload, d, e, priority, run_after, trace_context, job_group, claim_token)
-  VALUES (?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND, ?, ?, ?)
+  VALUES (?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND, ?, ?, ${uncounted ? UNCOUNTED_TOKEN : '?'})
   ON DUPLICATE KEY UPDATE id = LAST_INSERT_ID(id)`;
 
 /**
