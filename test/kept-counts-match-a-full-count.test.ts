@@ -9,6 +9,10 @@ import { serverConnectionOptions } from './helpers/test-database.js';
 import { runCli, startCli } from './helpers/run-cli.js';
 import { waitUntil } from './helpers/wait.js';
 import { UNCOUNTED_TOKEN } from '../src/claim/sql/counters.js';
+import { foldUncountedJobs } from '../src/queue/uncounted-jobs.js';
+import { Database } from '../src/db/database.js';
+import { parseDatabaseUrl } from '../src/config/database-url.js';
+import { quoteIdentifier } from '../src/config/identifiers.js';
 import type { QueueStats } from '../src/index.js';
 
 // jobq keeps the counts of waiting, done and failed jobs (jobq_counters, jobq_new_jobs for new
@@ -65,6 +69,35 @@ const foldMark = async () => Number((await context.db.rows<{ last_id: number }>(
 
 /** Claimed jobs whose lease ran out, as if their worker had died long ago. */
 const expireLeases = () => context.db.admin.query("UPDATE jobs SET run_after = NOW(6) - INTERVAL 1 SECOND WHERE status = 'claimed'");
+
+// First in this file: before any writer of uncounted jobs has held a lease.
+test('a fold reads no job where no writer of uncounted jobs held a lease since its mark moved, and counts the waiting ones of a writer that did', async () => {
+  const { queue, db } = context;
+  const folder = await Database.open({ settings: parseDatabaseUrl(db.url) });
+  try {
+    const read = async () => Number((await folder.query<Array<{ n: string }>>("SELECT SUM(VARIABLE_VALUE) AS n FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME LIKE 'HANDLER_READ%'"))[0]!.n);
+    const fold = async () => {
+      const before = await read();
+      await foldUncountedJobs(folder, { name: 'jobs', quoted: quoteIdentifier('jobs') });
+      return (await read()) - before;
+    };
+    for (let n = 0; n < 5; n++) await queue.enqueueMany(Array.from({ length: 1000 }, () => ({ kind: 'import' })));
+    const entries = await fold();
+    assert.ok(entries < 100, `read ${entries} entries for 5,000 jobs inserted counted`);
+    assert.equal(await foldMark(), Number((await db.rows<{ id: number }>('SELECT MAX(id) AS id FROM jobs'))[0]!.id));
+    // A writer of uncounted jobs takes a lease with its first insert: its jobs are read and counted.
+    const id = await queue.enqueue({ kind: 'single' });
+    await waitUntil(async () => (await db.rows('SELECT id FROM jobs WHERE id = ? AND created_at < NOW(6) - INTERVAL 1100000 MICROSECOND', [id])).length === 1, 'the insert to be a second old');
+    await fold();
+    assert.equal(await foldMark(), id);
+    assert.equal((await db.rows(`SELECT id FROM jobs WHERE claim_token = ${UNCOUNTED_TOKEN}`)).length, 0, 'counted');
+    await assertKept('folds');
+  } finally {
+    await folder.close();
+  }
+  await db.admin.query('DELETE FROM jobs');
+  await queue.recount();
+});
 
 test('every path that makes, moves or removes a waiting job keeps the count of waiting jobs equal to a full count, and stats() folds new jobs in', async () => {
   const { queue, db } = context;

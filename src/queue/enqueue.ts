@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Connection as CallerConnection, PoolConnection as CallerPoolConnection } from 'mysql2/promise';
 import { ExitCode, JobqError } from '../errors.js';
 import { callerTransaction, type CallerTransaction, type TransactionHandle } from './caller-transaction.js';
@@ -10,6 +11,7 @@ import type { JobRow } from './new-jobs.js';
 import { ID_RANGE_OF_KEYS_SQL, INSERT_ONE_JOB_SQL, insertJobsSql, insertValues } from './sql/enqueue.js';
 import { countNewJobs, NEW_JOBS_TABLE, newMarker } from './new-job-count.js';
 import { UNCOUNTED_UP_TO } from './uncounted-jobs.js';
+import { RENEW_WRITER_LEASE_SQL, WRITER_LEASE_MARGIN_MS, WRITER_LEASE_MS } from './sql/uncounted-jobs.js';
 import { addGroupedKindsSql } from '../claim/sql/groups.js';
 import { listKindsSql } from '../claim/sql/counters.js';
 import * as keySql from './sql/job-keys.js';
@@ -71,6 +73,9 @@ export class JobInserts {
   /** Kinds this process has listed in jobq_counters and in jobq_grouped_kinds already. */
   private readonly listedKinds = new Set<string>();
   private readonly groupedKinds = new Set<string>();
+  /** This writer of uncounted jobs, and when to renew its lease (sql/uncounted-jobs.ts), by performance.now(). */
+  private readonly writer = randomBytes(16);
+  private leaseRenewAt = 0;
 
   constructor(
     private readonly db: Database,
@@ -169,12 +174,18 @@ export class JobInserts {
    */
   private async insertCounted(caller: CallerTransaction | undefined, rows: JobRow[], keysGiven: boolean, insert: (marker: Buffer | undefined) => Statement, after: Statement[] = []): Promise<unknown[]> {
     if (caller === undefined && rows.length <= UNCOUNTED_UP_TO) {
-      // A few jobs go in uncounted (marker undefined), in autocommit (queue/sql/uncounted-jobs.ts):
-      // a transaction with their count cost a one-job insert a fifth of its speed.
+      // A few jobs go in uncounted (marker undefined), in autocommit, under this writer's lease
+      // (queue/sql/uncounted-jobs.ts): a transaction with their count cost a one-job insert a
+      // fifth of its speed.
       const [sql, values] = insert(undefined);
-      if (after.length === 0) return [await this.described(() => this.db.queryOutsideTransactions(sql, values as unknown[]))];
-      const statements = [[sql, values] as const, ...after];
-      return this.described(() => this.db.queryOutsideTransactions<unknown[]>(statements.map(([text]) => text).join(';\n'), statements.flatMap(([, each]) => each ?? [])));
+      const renewing = performance.now() >= this.leaseRenewAt;
+      const renewal: Statement[] = renewing ? [[RENEW_WRITER_LEASE_SQL, [this.table.name, this.writer]]] : [];
+      const sent = performance.now();
+      if (renewal.length === 0 && after.length === 0) return [await this.described(() => this.db.queryOutsideTransactions(sql, values as unknown[]))];
+      const statements = [...renewal, [sql, values] as const, ...after];
+      const results = await this.described(() => this.db.queryOutsideTransactions<unknown[]>(statements.map(([text]) => text).join(';\n'), statements.flatMap(([, each]) => each ?? [])));
+      if (renewing) this.leaseRenewAt = sent + WRITER_LEASE_MS - WRITER_LEASE_MARGIN_MS;
+      return results.slice(renewal.length);
     }
     const target = { queue: this.table.name, jobs: this.tableFor(caller), newJobs: caller === undefined ? NEW_JOBS_TABLE : `${quoteIdentifier(this.db.settings.database)}.${NEW_JOBS_TABLE}` };
     if (caller !== undefined) {

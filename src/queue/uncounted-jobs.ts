@@ -2,6 +2,7 @@ import type { QuotedIdentifier } from '../config/identifiers.js';
 import type { Database } from '../db/database.js';
 import { counterShard, KeptDeltas } from '../claim/kept-counts.js';
 import * as sql from './sql/uncounted-jobs.js';
+import type { Statement } from '../db/transaction.js';
 
 /**
  * Inserts of at most this many jobs on the queue's own connection go in uncounted; larger ones
@@ -15,25 +16,34 @@ const FOLD_CHUNK = 5000;
 /**
  * Counts the queue's waiting uncounted jobs whose insert began more than a second ago into its
  * kept counts and moves its mark past them, a chunk per transaction; nothing when another fold
- * (or a recount) holds the mark. Jobs a claim holds are left to it.
+ * (or a recount) holds the mark. Jobs a claim holds are left to it. Where no writer of uncounted
+ * jobs has held a lease since the mark last moved, the mark goes to the highest id unread.
  */
 export async function foldUncountedJobs(db: Database, table: { name: string; quoted: QuotedIdentifier }): Promise<void> {
   for (;;) {
     const read = await db.transaction(async (tx) => {
-      const [marks] = (await tx.run([sql.LOCK_FOLD_MARK_SQL, [table.name]])) as [Array<{ last_id: number }>];
+      const [marks, [last], writing] = (await tx.run([sql.LOCK_FOLD_MARK_SQL, [table.name]], [sql.MAX_ID_SQL(table.quoted)], [sql.WRITER_SINCE_MARK_SQL, [table.name]])) as [
+        Array<{ last_id: number }>,
+        Array<{ max_id: number }>,
+        unknown[],
+      ];
       if (marks.length === 0) return 0;
+      if (writing.length === 0) {
+        // The highest id is read before the leases: a writer that took one since inserts after it.
+        await tx.commitWith([sql.SET_FOLD_MARK_SQL, [Math.max(Number(last!.max_id), Number(marks[0]!.last_id)), table.name]], [sql.FORGET_WRITERS_SQL, [table.name]]);
+        return 0;
+      }
       const [jobs] = (await tx.run([sql.JOBS_AFTER_MARK_SQL(table.quoted), [Number(marks[0]!.last_id), FOLD_CHUNK]])) as [Array<{ id: number; kind: string | null; uncounted: number; settled: number }>];
       const unsettled = jobs.findIndex((job) => Number(job.settled) !== 1);
       const settled = unsettled < 0 ? jobs : jobs.slice(0, unsettled);
-      if (settled.length === 0) return 0;
       const uncounted = settled.filter((job) => Number(job.uncounted) === 1).map((job) => Number(job.id));
       const [locked] = uncounted.length === 0 ? [[]] : ((await tx.run([sql.LOCK_UNCOUNTED_SQL(table.quoted), [uncounted]])) as [Array<{ id: number; kind: string | null }>]);
       const counted = new KeptDeltas();
       for (const job of locked) counted.add(job.kind, 'waiting_jobs', 1);
       await tx.commitWith(
-        ...(locked.length === 0 ? [] : [[sql.MARK_COUNTED_SQL(table.quoted), [locked.map((job) => Number(job.id))]] as [string, unknown[]]]),
+        ...(locked.length === 0 ? [] : [[sql.MARK_COUNTED_SQL(table.quoted), [locked.map((job) => Number(job.id))]] as Statement]),
         ...counted.statements({ queue: table.name, shard: counterShard(undefined) }),
-        [sql.SET_FOLD_MARK_SQL, [table.name, Number(settled.at(-1)!.id)]],
+        [sql.SET_FOLD_MARK_SQL, [settled.length === 0 ? Number(marks[0]!.last_id) : Number(settled.at(-1)!.id), table.name]],
       );
       return settled.length;
     });

@@ -2,7 +2,7 @@ import { exactCollation, type ServerVersion } from '../../db/server-version.js';
 import { DEFAULTS } from '../../config/defaults.js';
 import { ADD_KEPT_COUNTS_SQL, ADD_WAITING_COUNT_SQL, CREATE_COUNTERS_TABLE_SQL } from '../../claim/sql/counters.js';
 import { CREATE_NEW_JOBS_TABLE_SQL } from './new-jobs.js';
-import { CREATE_FOLD_MARKS_TABLE_SQL } from './uncounted-jobs.js';
+import { CREATE_FOLD_MARKS_TABLE_SQL, CREATE_UNCOUNTED_WRITERS_TABLE_SQL } from './uncounted-jobs.js';
 import { CREATE_JOB_KEYS_TABLE_SQL } from './job-keys.js';
 import { CREATE_LANES_TABLE_SQL, insertLanesSql } from '../../claim/sql/lanes.js';
 import { createLimitsTableSql, groupAndRateLimitsSql } from '../../claim/sql/limits.js';
@@ -294,10 +294,12 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 19,
     description: 'small inserts counted later',
     // Inserts of a few jobs on the queue's own connection no longer count them in their own
-    // transaction: a fold does, from a mark in jobq_fold_marks (sql/uncounted-jobs.ts), which
-    // the recount after this migration sets.
+    // transaction: a fold does, from a mark in jobq_fold_marks, under writers' leases in
+    // jobq_uncounted_writers (sql/uncounted-jobs.ts); the recount after this migration sets the
+    // mark.
     sql: (table) => `
       ${CREATE_FOLD_MARKS_TABLE_SQL};
+      ${CREATE_UNCOUNTED_WRITERS_TABLE_SQL};
       ALTER TABLE ${table} COMMENT = '${schemaComment(19)}'`,
   },
 ];
