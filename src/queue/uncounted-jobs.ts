@@ -2,6 +2,7 @@ import type { QuotedIdentifier } from '../config/identifiers.js';
 import type { Database } from '../db/database.js';
 import { counterShard, KeptDeltas } from '../claim/kept-counts.js';
 import * as sql from './sql/uncounted-jobs.js';
+import { MAX_ID_SQL } from './sql/stats.js';
 import type { Statement } from '../db/transaction.js';
 
 /**
@@ -22,15 +23,15 @@ const FOLD_CHUNK = 5000;
 export async function foldUncountedJobs(db: Database, table: { name: string; quoted: QuotedIdentifier }): Promise<void> {
   for (;;) {
     const read = await db.transaction(async (tx) => {
-      const [marks, [last], writing] = (await tx.run([sql.LOCK_FOLD_MARK_SQL, [table.name]], [sql.MAX_ID_SQL(table.quoted)], [sql.WRITER_SINCE_MARK_SQL, [table.name]])) as [
+      const [marks, [last], writing] = (await tx.run([sql.LOCK_FOLD_MARK_SQL, [table.name]], [MAX_ID_SQL(table.quoted)], [sql.WRITER_SINCE_MARK_SQL, [table.name]])) as [
         Array<{ last_id: number }>,
-        Array<{ max_id: number }>,
+        Array<{ max_id: number | null }>,
         unknown[],
       ];
       if (marks.length === 0) return 0;
       if (writing.length === 0) {
         // The highest id is read before the leases: a writer that took one since inserts after it.
-        await tx.commitWith([sql.SET_FOLD_MARK_SQL, [Math.max(Number(last!.max_id), Number(marks[0]!.last_id)), table.name]], [sql.FORGET_WRITERS_SQL, [table.name]]);
+        await tx.commitWith([sql.SET_FOLD_MARK_SQL, [Math.max(Number(last?.max_id ?? 0), Number(marks[0]!.last_id)), table.name]], [sql.FORGET_WRITERS_SQL, [table.name]]);
         return 0;
       }
       const [jobs] = (await tx.run([sql.JOBS_AFTER_MARK_SQL(table.quoted), [Number(marks[0]!.last_id), FOLD_CHUNK]])) as [Array<{ id: number; kind: string | null; uncounted: number; settled: number }>];

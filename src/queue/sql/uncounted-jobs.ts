@@ -62,9 +62,6 @@ export const ADD_FOLD_MARK_SQL = (table: QuotedIdentifier) => `
 /** Params: last id, queue. */
 export const SET_FOLD_MARK_SQL = 'UPDATE jobq_fold_marks SET last_id = ?, marked_at = NOW(6) WHERE queue = ?';
 
-/** The highest id. */
-export const MAX_ID_SQL = (table: QuotedIdentifier) => `SELECT IFNULL(MAX(id), 0) AS max_id FROM ${table}`;
-
 /**
  * The jobs after the mark, by id: whether each is waiting uncounted, and whether its insert
  * began more than a second ago (its statement has committed by now). Params: mark, limit.
@@ -84,13 +81,3 @@ export const LOCK_UNCOUNTED_SQL = (table: QuotedIdentifier) => `
 /** Counted: the default claim token. Params: [ids]. */
 export const MARK_COUNTED_SQL = (table: QuotedIdentifier) => `
   UPDATE ${table} FORCE INDEX (PRIMARY) SET claim_token = DEFAULT WHERE id IN (?)`;
-
-/**
- * Waiting jobs after the mark not counted yet, per kind: stats() adds them to the kept count. A
- * range of the primary key, as long as the jobs inserted since the last fold. Params: mark.
- */
-export const COUNT_UNCOUNTED_SQL = (table: QuotedIdentifier) => `
-  SELECT 'uncounted' AS scope, kind, 'unclaimed' AS status, COUNT(*) AS count
-    FROM ${table} FORCE INDEX (PRIMARY)
-   WHERE id > ? AND status = 'unclaimed' AND claim_token = ${UNCOUNTED_TOKEN}
-   GROUP BY kind`;
