@@ -42,7 +42,7 @@ export const RENEW_WRITER_LEASE_SQL = `
   ON DUPLICATE KEY UPDATE until = VALUES(until)`;
 
 /** The queue's mark, taken by one fold at a time (another skips its pass). Params: queue. */
-export const LOCK_FOLD_MARK_SQL = 'SELECT last_id, marked_at FROM jobq_fold_marks WHERE queue = ? FOR UPDATE SKIP LOCKED';
+export const LOCK_FOLD_MARK_SQL = 'SELECT last_id FROM jobq_fold_marks WHERE queue = ? FOR UPDATE SKIP LOCKED';
 
 /**
  * Whether a writer's lease ran at some time since the queue's mark was last moved, less a second
