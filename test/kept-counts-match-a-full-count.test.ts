@@ -94,6 +94,24 @@ test('a fold reads no job where no writer of uncounted jobs held a lease since i
     assert.equal(await foldMark(), id);
     assert.equal((await db.rows(`SELECT id FROM jobs WHERE claim_token = ${UNCOUNTED_TOKEN}`)).length, 0, 'counted');
     await assertKept('folds');
+    // A job another transaction holds (as a claim holds the candidates it locked and may hand back
+    // untaken) stops the mark before it: the fold after counts it.
+    const [first, second] = [await queue.enqueue({ kind: 'single' }), await queue.enqueue({ kind: 'single' })];
+    await waitUntil(async () => (await db.rows('SELECT id FROM jobs WHERE id = ? AND created_at < NOW(6) - INTERVAL 1100000 MICROSECOND', [second])).length === 1, 'the inserts to be a second old');
+    const claimer = await Database.open({ settings: parseDatabaseUrl(db.url) });
+    try {
+      await claimer.query('START TRANSACTION');
+      await claimer.query('SELECT id FROM jobs WHERE id = ? FOR UPDATE', [first]);
+      await fold();
+      assert.equal(await foldMark(), id, 'the mark waits before the held job');
+      await claimer.query('ROLLBACK');
+    } finally {
+      await claimer.close();
+    }
+    await fold();
+    assert.equal(await foldMark(), second);
+    assert.equal((await db.rows(`SELECT id FROM jobs WHERE claim_token = ${UNCOUNTED_TOKEN}`)).length, 0, 'both counted');
+    await assertKept('a fold past a job another transaction held');
   } finally {
     await folder.close();
   }

@@ -39,14 +39,19 @@ export async function foldUncountedJobs(db: Database, table: { name: string; quo
       const settled = unsettled < 0 ? jobs : jobs.slice(0, unsettled);
       const uncounted = settled.filter((job) => Number(job.uncounted) === 1).map((job) => Number(job.id));
       const [locked] = uncounted.length === 0 ? [[]] : ((await tx.run([sql.LOCK_UNCOUNTED_SQL(table.quoted), [uncounted]])) as [Array<{ id: number; kind: string | null }>]);
+      // The mark stops before a job another transaction held: a claim may hand it back unclaimed
+      // (it locks more candidates than a limit lets it take), and the next fold counts it then.
+      const lockedIds = new Set(locked.map((job) => Number(job.id)));
+      const held = uncounted.find((id) => !lockedIds.has(id));
+      const passed = held === undefined ? settled : settled.filter((job) => Number(job.id) < held);
       const counted = new KeptDeltas();
       for (const job of locked) counted.add(job.kind, 'waiting_jobs', 1);
       await tx.commitWith(
         ...(locked.length === 0 ? [] : [[sql.MARK_COUNTED_SQL(table.quoted), [locked.map((job) => Number(job.id))]] as Statement]),
         ...counted.statements({ queue: table.name, shard: counterShard(undefined) }),
-        [sql.SET_FOLD_MARK_SQL, [settled.length === 0 ? Number(marks[0]!.last_id) : Number(settled.at(-1)!.id), table.name]],
+        [sql.SET_FOLD_MARK_SQL, [passed.length === 0 ? Number(marks[0]!.last_id) : Number(passed.at(-1)!.id), table.name]],
       );
-      return settled.length;
+      return passed.length;
     });
     if (read < FOLD_CHUNK) return;
   }
