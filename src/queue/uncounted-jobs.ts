@@ -31,7 +31,7 @@ export async function foldUncountedJobs(db: Database, table: { name: string; quo
       if (marks.length === 0) return 0;
       if (writing.length === 0) {
         // The highest id is read before the leases: a writer that took one since inserts after it.
-        await tx.commitWith([sql.SET_FOLD_MARK_SQL, [Math.max(Number(last?.max_id ?? 0), Number(marks[0]!.last_id)), table.name]], [sql.FORGET_WRITERS_SQL, [table.name]]);
+        await tx.commitWith([sql.SET_FOLD_MARK_SQL, [Math.max(Number(last?.max_id ?? 0), Number(marks[0]!.last_id)), 1, table.name]], [sql.FORGET_WRITERS_SQL, [table.name]]);
         return 0;
       }
       const [jobs] = (await tx.run([sql.JOBS_AFTER_MARK_SQL(table.quoted), [Number(marks[0]!.last_id), FOLD_CHUNK]])) as [Array<{ id: number; kind: string | null; uncounted: number; settled: number }>];
@@ -49,7 +49,7 @@ export async function foldUncountedJobs(db: Database, table: { name: string; quo
       await tx.commitWith(
         ...(locked.length === 0 ? [] : [[sql.MARK_COUNTED_SQL(table.quoted), [locked.map((job) => Number(job.id))]] as Statement]),
         ...counted.statements({ queue: table.name, shard: counterShard(undefined) }),
-        [sql.SET_FOLD_MARK_SQL, [passed.length === 0 ? Number(marks[0]!.last_id) : Number(passed.at(-1)!.id), table.name]],
+        [sql.SET_FOLD_MARK_SQL, [passed.length === 0 ? Number(marks[0]!.last_id) : Number(passed.at(-1)!.id), passed.length === jobs.length && jobs.length < FOLD_CHUNK ? 1 : 0, table.name]],
       );
       return passed.length;
     });

@@ -59,8 +59,11 @@ export const FORGET_WRITERS_SQL = 'DELETE FROM jobq_uncounted_writers WHERE queu
 export const ADD_FOLD_MARK_SQL = (table: QuotedIdentifier) => `
   INSERT IGNORE INTO jobq_fold_marks (queue, last_id) SELECT ?, IFNULL(MAX(id), 0) FROM ${table}`;
 
-/** Params: last id, queue. */
-export const SET_FOLD_MARK_SQL = 'UPDATE jobq_fold_marks SET last_id = ?, marked_at = NOW(6) WHERE queue = ?';
+/**
+ * Moves the mark; `marked_at` only when every job after it was read (`complete`: the writers'
+ * leases since then are what a later fold asks about). Params: last id, complete (1 or 0), queue.
+ */
+export const SET_FOLD_MARK_SQL = 'UPDATE jobq_fold_marks SET last_id = ?, marked_at = IF(?, NOW(6), marked_at) WHERE queue = ?';
 
 /**
  * The jobs after the mark, by id: whether each is waiting uncounted, and whether its insert
