@@ -19,7 +19,8 @@ test('a limit of 1 per group, 4 worker processes at concurrency 10: no two jobs 
   const groups = Array.from({ length: 12 }, (_, g) => `acct-${g}`);
   await queue.enqueueMany(groups.flatMap((group) => Array.from({ length: 6 }, (_, n) => ({ kind: 'import', group, payload: { n } }))));
 
-  const workers = Array.from({ length: 4 }, () => work(['--once']));
+  // The first worker up holds at most 10 groups: another takes the other two.
+  const workers = Array.from({ length: 4 }, () => work(['--once'], { UNTIL_PROCESSES: '2' }));
   for (const { done } of workers) assert.equal((await done).code, 0);
 
   const runs = await runsOf('import');
