@@ -38,6 +38,7 @@ export type {
   ServerInfo,
   Settlement,
   TaskMap,
+  UniqueOptions,
   UntypedNewJob,
 } from './queue/types.js';
 export { JOB_STATUSES, MAX_PAYLOAD_BYTES } from './queue/types.js';

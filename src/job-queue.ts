@@ -24,6 +24,7 @@ import { enqueueDueTicks, listSchedules, removeSchedule, saveSchedule, type Sche
 import { DirectClaims, type FailOptions, type SettleOptions } from './claim/direct-claims.js';
 import { hasPendingWork } from './claim/sql/claim.js';
 import { JOBS_BY_KEY_SQL } from './queue/sql/enqueue.js';
+import { JOBS_BY_UNIQUE_KEY_SQL } from './queue/sql/unique-jobs.js';
 import { COUNT_LANES_SQL } from './claim/sql/lanes.js';
 import { readFailedJobs, requeueFailedJobs } from './queue/failed-jobs.js';
 import * as pauseSql from './claim/sql/pause.js';
@@ -176,7 +177,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
    * queued twice: the existing job's id comes back.
    */
   async enqueue(job: NewJob<Tasks>, options: EnqueueOptions = {}): Promise<number> {
-    return this.inserts.one(toJobRow(job, 'job'), options, job.key !== undefined);
+    return this.inserts.one(toJobRow(job, 'job'), options, job.key !== undefined || job.unique !== undefined);
   }
 
   /**
@@ -190,8 +191,15 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
     return this.inserts.many(
       jobs.map((job, i) => toJobRow(job, `job ${i + 1}`)),
       options,
-      jobs.some((job) => job.key !== undefined),
+      jobs.some((job) => job.key !== undefined || job.unique !== undefined),
     );
+  }
+
+  /** The ids of the jobs that hold these unique keys now (see {@link UniqueOptions}); a key no job holds is not in the map. */
+  async jobIdsByUniqueKey(keys: readonly string[]): Promise<Map<string, number>> {
+    if (keys.length === 0) return new Map();
+    const rows = await this.run<Array<{ unique_key: string; id: number }>>(JOBS_BY_UNIQUE_KEY_SQL(this.quotedTable), [keys]);
+    return new Map(rows.map((row) => [row.unique_key, Number(row.id)]));
   }
 
   /** The ids of the jobs that hold these keys now; a key no job holds is not in the map. */

@@ -10,7 +10,7 @@ import { quoteIdentifier } from '../src/config/identifiers.js';
 const db = databaseForTests(async (db) => {
   // The table as the core version (schema 2) left it, with jobs in every state.
   const [{ version }] = await db.rows<{ version: string }>('SELECT VERSION() AS version');
-  for (const migration of MIGRATIONS.filter((m) => m.version <= 2)) await db.admin.query(migration.sql(quoteIdentifier('jobs'), parseServerVersion(version)), migration.values?.('jobs'));
+  for (const migration of MIGRATIONS.filter((m) => m.version <= 2)) await db.admin.query(migration.sql(quoteIdentifier('jobs'), parseServerVersion(version), false), migration.values?.('jobs'));
   await db.admin.query("INSERT INTO jobs (d, e, job_key, status) VALUES ('a', 'b', 'k1', 'unclaimed'), ('c', 'd', 'k2', 'done'), ('e', 'f', 'k3', 'failed')");
   // ...and one held by a consumer that died: its lease ran out a minute ago.
   await db.admin.query(

@@ -60,7 +60,7 @@ test('setup-tables migrates a table whose kinds were compared without regard to 
   const db = await createTestDatabase();
   try {
     const [{ version }] = await db.rows<{ version: string }>('SELECT VERSION() AS version');
-    for (const migration of MIGRATIONS.filter((m) => m.version <= 10)) await db.admin.query(migration.sql(quoteIdentifier('jobs'), parseServerVersion(version)), migration.values?.('jobs'));
+    for (const migration of MIGRATIONS.filter((m) => m.version <= 10)) await db.admin.query(migration.sql(quoteIdentifier('jobs'), parseServerVersion(version), false), migration.values?.('jobs'));
     // run_after given, as jobq's inserts give it: MySQL computes the generated copies before the column's default.
     await db.admin.query(`INSERT INTO jobs (kind, run_after) VALUES ${KINDS.map(() => '(?, NOW(6))').join(', ')}`, KINDS);
     await db.admin.query("INSERT INTO jobq_paused_kinds (queue, kind) VALUES ('jobs', 'Email')");

@@ -8,7 +8,7 @@ import type { Statement } from '../db/transaction.js';
 import { isDuplicateKey } from '../db/server-errors.js';
 import { idRange, KeyedInsert, type IdRange } from './keyed-insert.js';
 import type { JobRow } from './new-jobs.js';
-import { ID_RANGE_OF_KEYS_SQL, INSERT_ONE_JOB_SQL, insertJobsSql, insertValues } from './sql/enqueue.js';
+import { idRangeOfKeysSql, insertJobsSql, insertOneJobSql, insertValues } from './sql/enqueue.js';
 import { countNewJobs, NEW_JOBS_TABLE, newMarker } from './new-job-count.js';
 import { UNCOUNTED_UP_TO } from './uncounted-jobs.js';
 import { RENEW_WRITER_LEASE_SQL, WRITER_LEASE_MARGIN_MS, WRITER_LEASE_MS } from './sql/uncounted-jobs.js';
@@ -87,16 +87,18 @@ export class JobInserts {
 
   /**
    * One job in one round trip (on the caller's connection, two: the insert and its count; and the
-   * first time a job of its kind has a group, one before); its id. `keysGiven`: the caller chose
-   * its key (which a job may hold already), jobq did not.
+   * first time a job of its kind has a group, one before); its id, or that of the job holding its
+   * key or unique key. `keysGiven`: the caller chose its key or a unique key (which a job may hold
+   * already), jobq did not.
    */
   async one(row: JobRow, options: EnqueueOptions, keysGiven: boolean): Promise<number> {
     const caller = callerOf(options);
     await this.listKinds([row]);
     return this.traced([row], (id) => id, async () => {
-      if (await this.partitioned()) return (await this.insertKeyed([row], caller, true))!.firstId!;
+      if (await this.partitionedFor([row])) return (await this.insertKeyed([row], caller, true))!.firstId!;
       if (this.readsBackInserts(caller)) return (await this.insertReadBack([row], keysGiven)).firstId!;
-      const [inserted] = (await this.insertCounted(caller, [row], keysGiven, (marker) => [INSERT_ONE_JOB_SQL(this.tableFor(caller), marker === undefined), insertValues([row], marker)])) as [{ insertId: number }];
+      const insert = (marker: Buffer | undefined): Statement => [insertOneJobSql(this.tableFor(caller), insertShape([row], marker)), insertValues([row], marker)];
+      const [inserted] = (await this.insertCounted(caller, [row], keysGiven, insert)) as [{ insertId: number }];
       return Number(inserted.insertId);
     });
   }
@@ -144,7 +146,7 @@ export class JobInserts {
   }
 
   private async insertMany(rows: JobRow[], caller: CallerTransaction | undefined, idRange: boolean, keysGiven: boolean): Promise<EnqueueResult> {
-    const partitioned = await this.partitioned();
+    const partitioned = await this.partitionedFor(rows);
     let firstId: number | null = null;
     let lastId: number | null = null;
     for (const chunk of chunks(rows)) {
@@ -160,8 +162,8 @@ export class JobInserts {
   private async insertUnique(rows: JobRow[], caller: CallerTransaction | undefined, withIdRange: boolean, keysGiven: boolean): Promise<IdRange | undefined> {
     if (this.readsBackInserts(caller)) return this.insertReadBack(rows, keysGiven);
     const table = this.tableFor(caller);
-    const range: Statement[] = withIdRange ? [[ID_RANGE_OF_KEYS_SQL(table), [rows.map((row) => row[0])]]] : [];
-    const results = await this.insertCounted(caller, rows, keysGiven, (marker) => [insertJobsSql(table, rows.length, marker === undefined), insertValues(rows, marker)], range);
+    const range: Statement[] = withIdRange ? [idRangeOfKeys(table, rows).statement] : [];
+    const results = await this.insertCounted(caller, rows, keysGiven, (marker) => [insertJobsSql(table, rows.length, insertShape(rows, marker)), insertValues(rows, marker)], range);
     return withIdRange ? idRange((results.at(-1) as Array<{ first_id: number | null; last_id: number | null }>)[0]) : undefined;
   }
 
@@ -209,6 +211,18 @@ export class JobInserts {
     );
   }
 
+  /**
+   * Whether the table is partitioned (and the rows go in by insertKeyed); unique jobs are refused
+   * there, having no unique index to hold them (sql/partitions.ts).
+   */
+  private async partitionedFor(rows: readonly JobRow[]): Promise<boolean> {
+    const partitioned = await this.partitioned();
+    if (partitioned && rows.some((row) => row[9] !== null)) {
+      throw new JobqError(`unique jobs need a table that is not partitioned, and table ${JSON.stringify(this.table.name)} is; leave out unique, or run "jobq setup-tables --partitions 0"`, ExitCode.usage);
+    }
+    return partitioned;
+  }
+
   /** On a Galera node, jobq's own inserts are read back (see insertReadBack); a caller's transaction is the caller's to commit. */
   private readsBackInserts(caller: CallerTransaction | undefined): boolean {
     return caller === undefined && this.db.galera !== undefined;
@@ -222,8 +236,7 @@ export class JobInserts {
    * after the COMMIT, in the same packet: no worker can have claimed and deleted the jobs yet.
    */
   private async insertReadBack(rows: JobRow[], keysGiven: boolean): Promise<IdRange> {
-    const keys = rows.map((row) => row[0]);
-    const distinct = new Set(keys).size;
+    const { statement: readKeys, distinct } = idRangeOfKeys(this.table.quoted, rows);
     const target = { queue: this.table.name, jobs: this.table.quoted, newJobs: NEW_JOBS_TABLE };
     let sends = 0;
     for (let attempt = 1; ; attempt++) {
@@ -231,8 +244,8 @@ export class JobInserts {
         this.db.transaction(async (tx) => {
           const marker = newMarker();
           const { read } = await tx.commitThenRead(
-            [[insertJobsSql(this.table.quoted, rows.length), insertValues(rows, marker)], countNewJobs(target, rows, !keysGiven && ++sends === 1, marker)],
-            [ID_RANGE_OF_KEYS_SQL(this.table.quoted), [keys]],
+            [[insertJobsSql(this.table.quoted, rows.length, insertShape(rows, marker)), insertValues(rows, marker)], countNewJobs(target, rows, !keysGiven && ++sends === 1, marker)],
+            readKeys,
           );
           return (read as Array<{ first_id: number | null; last_id: number | null; found: number }>)[0];
         }),
@@ -322,6 +335,23 @@ export class JobInserts {
   private run<T>(sql: string, values?: unknown[]): Promise<T> {
     return this.described(() => this.db.query<T>(sql, values));
   }
+}
+
+/** How an insert of these rows is written: uncounted (no marker), and whether a row debounces. */
+function insertShape(rows: readonly JobRow[], marker: Buffer | undefined): { uncounted: boolean; debounce: boolean } {
+  return { uncounted: marker === undefined, debounce: rows.some((row) => row[10] === 'debounce') };
+}
+
+/**
+ * The read of the ids the rows' keys ended up with (sql/enqueue.ts): by their job keys, and those
+ * with a unique key by it; and how many distinct keys it finds when every row is in.
+ */
+function idRangeOfKeys(table: QuotedIdentifier, rows: readonly JobRow[]): { statement: Statement; distinct: number } {
+  const keys = [...new Set(rows.filter((row) => row[9] === null).map((row) => row[0]))];
+  const uniqueKeys = [...new Set(rows.flatMap((row) => (row[9] === null ? [] : [row[9]])))];
+  if (uniqueKeys.length === 0) return { statement: [idRangeOfKeysSql(table, false), [keys]], distinct: keys.length };
+  // IN (NULL) matches nothing, where an empty list would be a syntax error.
+  return { statement: [idRangeOfKeysSql(table, true), [keys.length === 0 ? [null] : keys, uniqueKeys]], distinct: keys.length + uniqueKeys.length };
 }
 
 /** Rows in INSERT-sized chunks: at most CHUNK_ROWS rows and about CHUNK_BYTES of values. */

@@ -2,6 +2,7 @@ import type { Database } from '../db/database.js';
 import { ExitCode, JobqError } from '../errors.js';
 import { ARTICLE_COLUMNS, CURRENT_SCHEMA_VERSION, MIGRATIONS, TABLE_INFO_SQL } from './sql/schema.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
+import { readTableLayout } from './table-layout.js';
 
 /**
  * The table's schema version: null when there is no such table. A table without jobq's comment is
@@ -27,8 +28,9 @@ export type SetupStatement = (step: string, sql: string, values?: unknown[]) => 
 
 /** Applies the migrations after `from`, in order; returns the version reached. */
 export async function applyMigrations(db: Database, table: string, quotedTable: QuotedIdentifier, from: number, run: SetupStatement = (_, sql, values) => db.query(sql, values)): Promise<number> {
+  const { partitions } = from === 0 ? { partitions: 0 } : await readTableLayout(db, db.settings.database, table);
   for (const migration of MIGRATIONS) {
-    if (migration.version > from) await run(`schema ${migration.version}`, migration.sql(quotedTable, db.serverVersion), migration.values?.(table));
+    if (migration.version > from) await run(`schema ${migration.version}`, migration.sql(quotedTable, db.serverVersion, partitions > 0), migration.values?.(table));
   }
   return CURRENT_SCHEMA_VERSION;
 }

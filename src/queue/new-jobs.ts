@@ -2,11 +2,24 @@ import { randomFillSync } from 'node:crypto';
 import { ExitCode, JobqError } from '../errors.js';
 import { DEFAULT_PRIORITY } from '../config/defaults.js';
 import { unstorableJson } from './json-text.js';
-import { MAX_PAYLOAD_BYTES, type UntypedNewJob } from './types.js';
+import { MAX_PAYLOAD_BYTES, type UniqueOptions, type UntypedNewJob } from './types.js';
+import type { UniqueScope } from './sql/unique-jobs.js';
 import { EVERY_KIND } from '../claim/sql/limits.js';
 
 /** One row for the INSERT, in the column order of `insertJobsSql`. */
-export type JobRow = [key: string, kind: string | null, payload: string | null, d: string, e: string, priority: number, delayMicroseconds: number, traceContext: string | null, group: string | null];
+export type JobRow = [
+  key: string,
+  kind: string | null,
+  payload: string | null,
+  d: string,
+  e: string,
+  priority: number,
+  delayMicroseconds: number,
+  traceContext: string | null,
+  group: string | null,
+  uniqueKey: string | null,
+  uniqueWhile: UniqueScope | null,
+];
 
 /** The article's demo fields ride along only for `start-processing`'s generators. */
 export type DemoJob = UntypedNewJob & { d?: string; e?: string };
@@ -52,7 +65,27 @@ export function toJobRow(job: DemoJob, position: string): JobRow {
   if (typeof delaySeconds !== 'number' || !Number.isFinite(delaySeconds) || delaySeconds < 0 || delaySeconds > MAX_DELAY_SECONDS) {
     fail(`delay must be a number of seconds from 0 to ${MAX_DELAY_SECONDS}, not ${JSON.stringify(job.delaySeconds)}`);
   }
-  return [job.key ?? timeOrderedKey(), job.kind ?? null, payload, job.d ?? '', job.e ?? '', priority, Math.round(delaySeconds * 1e6), null, job.group ?? null];
+  const unique = job.unique === undefined ? undefined : uniqueOf(job.unique, fail);
+  return [job.key ?? timeOrderedKey(), job.kind ?? null, payload, job.d ?? '', job.e ?? '', priority, Math.round(delaySeconds * 1e6), null, job.group ?? null, unique?.key ?? null, unique?.scope ?? null];
+}
+
+const UNIQUE_FIELDS = ['key', 'while', 'onConflict'];
+const UNIQUE_WHILE: readonly unknown[] = ['waiting', 'active', 'stored'];
+
+/** A job's unique key and the scope its row stores (sql/unique-jobs.ts), or `fail` with what is wrong. */
+function uniqueOf(unique: UniqueOptions, fail: (what: string) => never): { key: string; scope: UniqueScope } {
+  if (typeof unique !== 'object' || unique === null) fail(`unique must be an object like {"key": "sync-acct-42"}, not ${JSON.stringify(unique)}`);
+  const unknown = Object.keys(unique).find((field) => !UNIQUE_FIELDS.includes(field));
+  if (unknown !== undefined) fail(`unique has no field ${JSON.stringify(unknown)}; it takes ${UNIQUE_FIELDS.map((f) => `"${f}"`).join(', ')}`);
+  if (typeof unique.key !== 'string' || !KEY.test(unique.key)) fail(`unique.key must be 1-64 printable ASCII characters without spaces, not ${JSON.stringify(unique.key)}`);
+  if (unique.while !== undefined && !UNIQUE_WHILE.includes(unique.while)) fail(`unique.while must be "waiting", "active" or "stored", not ${JSON.stringify(unique.while)}`);
+  const onConflict = unique.onConflict ?? 'keep';
+  if (onConflict !== 'keep' && onConflict !== 'replace') fail(`unique.onConflict must be "keep" or "replace", not ${JSON.stringify(unique.onConflict)}`);
+  if (onConflict === 'replace') {
+    if ((unique.while ?? 'waiting') !== 'waiting') fail(`unique.onConflict "replace" holds the key while the job waits; leave out unique.while ${JSON.stringify(unique.while)}`);
+    return { key: unique.key, scope: 'debounce' };
+  }
+  return { key: unique.key, scope: unique.while ?? 'active' };
 }
 
 /** A kind as stored: a string of 1-64 characters, not `*` (in limits, every kind). Throws one line otherwise. */

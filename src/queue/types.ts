@@ -43,6 +43,30 @@ export interface EnqueueTiming {
    * Made up when absent, ordered by time (see new-jobs.ts).
    */
   key?: string;
+  /** At most one job of this unique key at a time, or one waiting whose payload each enqueue replaces: see {@link UniqueOptions}. */
+  unique?: UniqueOptions;
+}
+
+/**
+ * A unique job: while its key holds, an enqueue of the same key adds no job and returns the id of
+ * the job holding it. Held by a unique index, so concurrent enqueues on any number of connections
+ * queue one job.
+ */
+export interface UniqueOptions {
+  /** 1-64 printable ASCII characters without spaces; keys of every kind share one space. */
+  key: string;
+  /**
+   * While the key holds: `'waiting'`, until a worker first takes the job (due or delayed);
+   * `'active'` (the default), until the job is done or failed; `'stored'`, while its row exists
+   * (done and failed jobs kept included).
+   */
+  while?: 'waiting' | 'active' | 'stored';
+  /**
+   * `'keep'` (the default): the job holding the key stays as it is. `'replace'` (debounce): the
+   * job waiting with the key takes the new payload, and its run time moves to the new delay; a job
+   * already taken by a worker is left to run, and a new one is queued. Holds while the job waits.
+   */
+  onConflict?: 'keep' | 'replace';
 }
 
 /** A job to insert into an untyped queue. */

@@ -5,7 +5,7 @@ import type { JobQueue } from '../../job-queue.js';
 import { alteredNumber } from '../../queue/json-text.js';
 import { DEFAULT_PRIORITY } from '../../config/defaults.js';
 import { checkKind, PRIORITY_RANGE, toJobRow } from '../../queue/new-jobs.js';
-import type { EnqueueResult, NewJob } from '../../queue/types.js';
+import type { EnqueueResult, NewJob, UniqueOptions } from '../../queue/types.js';
 import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
 import { ProgressLine } from '../progress.js';
 import { withReadyQueue } from '../ready-queue.js';
@@ -17,12 +17,15 @@ interface EnqueueOptions extends ConnectionOptions {
   priority?: number;
   key?: string;
   group?: string;
+  uniqueKey?: string;
+  uniqueWhile?: 'waiting' | 'active' | 'stored';
+  replace?: boolean;
   stdin?: boolean;
 }
 
 /** The fields a --stdin line may have; any other is refused (a misspelt "delya" must not vanish). */
-const LINE_FIELDS = ['kind', 'payload', 'delay', 'priority', 'key', 'group'] as const;
-type LineFields = Partial<{ kind: string; payload: unknown; delay: number; priority: number; key: string; group: string }>;
+const LINE_FIELDS = ['kind', 'payload', 'delay', 'priority', 'key', 'group', 'unique'] as const;
+type LineFields = Partial<{ kind: string; payload: unknown; delay: number; priority: number; key: string; group: string; unique: UniqueOptions }>;
 
 const LINES_PER_CHUNK = 1000;
 
@@ -39,6 +42,9 @@ export function registerEnqueue(program: Command): void {
     )
     .option('--key <key>', 'idempotency key: a job with this key is queued once, however often sent')
     .option('--group <group>', 'the job\'s group (a tenant, an account): claims share the kind between its groups (with --stdin: for lines that name none)')
+    .option('--unique-key <key>', 'unique job: while a job holds this key, no second one is queued')
+    .addOption(new Option('--unique-while <state>', 'while the unique key holds: until the job is first taken, until it is done or failed, or while its row exists').choices(['waiting', 'active', 'stored']))
+    .option('--replace', 'debounce: the job waiting with the unique key takes this payload and delay (a job already running is left to run, and this one queued)')
     .option('--stdin', `read jobs from standard input, one JSON object per line with the fields ${LINE_FIELDS.map((f) => `"${f}"`).join(', ')}`)
     .addHelpText(
       'after',
@@ -48,6 +54,8 @@ Examples:
   jobq enqueue --kind report --payload '{"day": "2026-11-21"}' --delay 3600
   jobq enqueue --kind invoice --payload '{"order": 42}' --priority -10
   jobq enqueue --kind import --payload '{"rows": 100}' --group acct-42
+  jobq enqueue --kind sync --payload '{"account": 42}' --unique-key sync-42
+  jobq enqueue --kind reindex --payload '{"doc": 7}' --unique-key reindex-7 --replace --delay 30
   jq -c '.[]' jobs.json | jobq enqueue --stdin
 
 With --stdin, jobs go in chunks of ${LINES_PER_CHUNK} lines, each chunk all or nothing. A bad line stops the
@@ -55,8 +63,11 @@ input there (not JSON, a field it does not know, a bad value): the chunks before
 nothing from its chunk on is written.`,
     )
     .action(async (options: EnqueueOptions) => {
-      if (options.stdin && (options.payload !== undefined || options.key !== undefined)) {
-        throw new JobqError('--stdin takes payloads and keys from its lines; leave out --payload and --key', ExitCode.usage);
+      if (options.stdin && (options.payload !== undefined || options.key !== undefined || options.uniqueKey !== undefined)) {
+        throw new JobqError('--stdin takes payloads and keys from its lines; leave out --payload, --key and --unique-key', ExitCode.usage);
+      }
+      if (options.uniqueKey === undefined && (options.uniqueWhile !== undefined || options.replace)) {
+        throw new JobqError(`${options.replace ? '--replace' : '--unique-while'} needs --unique-key: it says what a job's unique key does`, ExitCode.usage);
       }
       if (options.kind !== undefined) checkKind(notMangled(options.kind, '--kind'), '--kind');
       if (options.group !== undefined) notMangled(options.group, '--group');
@@ -74,6 +85,9 @@ function jobFromFlags(options: EnqueueOptions): NewJob {
     ...(options.priority !== undefined && { priority: options.priority }),
     ...(options.key !== undefined && { key: options.key }),
     ...(options.group !== undefined && { group: options.group }),
+    ...(options.uniqueKey !== undefined && {
+      unique: { key: options.uniqueKey, ...(options.uniqueWhile !== undefined && { while: options.uniqueWhile }), ...(options.replace && { onConflict: 'replace' as const }) },
+    }),
   };
   if (options.payload !== undefined) {
     try {
@@ -98,24 +112,36 @@ function notMangled(value: string, flag: string): string {
 }
 
 /**
- * Jobs sent, and those of them that added nothing: they repeated the key of a line before them, or
- * named a key a job held already (as read just before their chunk went).
+ * Jobs sent, and those of them that added nothing: they repeated the key or unique key of a line
+ * before them, or named one a job held already (as read just before their chunk went); and
+ * whether they replaced a waiting job's payload instead (--replace).
  */
-type Sent = EnqueueResult & { repeatedKeys: number; keysHeld: number };
+type Sent = EnqueueResult & { repeatedKeys: number; keysHeld: number; replaced: boolean };
 
-/** One job from the flags; with --key, whether a job held that key already is read first. */
+/** The key a job holds, and the unique key: prefixed apart, as they are held apart. */
+const keysOf = (job: NewJob): string[] => [...(job.key === undefined ? [] : [`key ${job.key}`]), ...(job.unique === undefined ? [] : [`unique ${job.unique.key}`])];
+
+/** Of these keysOf, those a job holds now. */
+async function heldKeys(queue: JobQueue, keys: readonly string[]): Promise<Set<string>> {
+  const of = (prefix: string) => keys.filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length));
+  const [plain, unique] = await Promise.all([queue.jobIdsByKey(of('key ')), queue.jobIdsByUniqueKey(of('unique '))]);
+  return new Set([...[...plain.keys()].map((key) => `key ${key}`), ...[...unique.keys()].map((key) => `unique ${key}`)]);
+}
+
+/** One job from the flags; with a key or unique key, whether a job held it already is read first. */
 async function enqueueOne(queue: JobQueue, job: NewJob): Promise<Sent> {
-  const held = job.key === undefined ? 0 : (await queue.jobIdsByKey([job.key])).size;
-  return { ...(await queue.enqueueMany([job])), repeatedKeys: 0, keysHeld: held };
+  const held = (await heldKeys(queue, keysOf(job))).size > 0 ? 1 : 0;
+  return { ...(await queue.enqueueMany([job])), repeatedKeys: 0, keysHeld: held, replaced: held === 1 && job.unique?.onConflict === 'replace' };
 }
 
 /** Reads JSON lines into chunks; each chunk is checked whole, then queued in one go. */
 async function enqueueLines(queue: JobQueue, options: EnqueueOptions): Promise<Sent> {
-  const total: Sent = { count: 0, firstId: null, lastId: null, repeatedKeys: 0, keysHeld: 0 };
+  const total: Sent = { count: 0, firstId: null, lastId: null, repeatedKeys: 0, keysHeld: 0, replaced: false };
   const keys = new Set<string>();
   let chunkRepeats = 0;
-  /** Keys first seen in this chunk's lines. */
+  /** Keys (keysOf) first seen in this chunk's lines, and the lines that named one of them; the lines that repeated one. */
   let chunkKeys: string[] = [];
+  let keyedLines: string[][] = [];
   let chunk: NewJob[] = [];
   let chunkStart = 1;
   let lineNumber = 0;
@@ -126,10 +152,11 @@ async function enqueueLines(queue: JobQueue, options: EnqueueOptions): Promise<S
   let bytesRead = 0;
   const left = () => (inputBytes === undefined || bytesRead === 0 ? undefined : { count: ((inputBytes - bytesRead) * lineNumber) / bytesRead, about: true });
   const flush = async () => {
-    const held = await queue.jobIdsByKey(chunkKeys);
+    const held = await heldKeys(queue, chunkKeys);
+    total.keysHeld += keyedLines.filter((keys) => keys.some((key) => held.has(key))).length;
     chunkKeys = [];
+    keyedLines = [];
     const result = await queue.enqueueMany(chunk);
-    total.keysHeld += held.size;
     total.count += result.count;
     total.repeatedKeys += chunkRepeats;
     chunkRepeats = 0;
@@ -154,12 +181,12 @@ async function enqueueLines(queue: JobQueue, options: EnqueueOptions): Promise<S
     try {
       if (line.text === undefined) throw new Error(`line ${lineNumber}: bytes that are not UTF-8; send UTF-8 text`);
       const job = jobFromLine(line.text, lineNumber, options);
-      if (job.key !== undefined) {
-        if (keys.has(job.key)) chunkRepeats++;
-        else {
-          keys.add(job.key);
-          chunkKeys.push(job.key);
-        }
+      const named = keysOf(job);
+      if (named.some((key) => keys.has(key))) chunkRepeats++;
+      else if (named.length > 0) {
+        for (const key of named) keys.add(key);
+        chunkKeys.push(...named);
+        keyedLines.push(named);
       }
       chunk.push(job);
     } catch (error) {
@@ -223,6 +250,7 @@ function jobFromLine(line: string, lineNumber: number, options: EnqueueOptions):
     ...((fields.priority ?? options.priority) !== undefined && { priority: fields.priority ?? options.priority }),
     ...(fields.key !== undefined && { key: fields.key }),
     ...((fields.group ?? options.group) !== undefined && { group: fields.group ?? options.group }),
+    ...(fields.unique !== undefined && { unique: fields.unique }),
   };
   toJobRow(job, `line ${lineNumber}`);
   return job;
@@ -233,6 +261,7 @@ function describe(result: Sent): string {
   const jobs = `${count} job${count === 1 ? '' : 's'}`;
   const ids = result.firstId === null || count === 0 ? '' : result.firstId === result.lastId ? ` (id ${result.firstId})` : ` (ids ${result.firstId}..${result.lastId})`;
   const lines = (n: number) => `${n} line${n === 1 ? '' : 's'}`;
+  if (result.replaced) return `replaced the payload and run time of job ${result.firstId}, which waits with that unique key`;
   const repeated = result.repeatedKeys === 0 ? '' : `; ${lines(result.repeatedKeys)} repeated the key of an earlier line, which is queued once`;
   const held = result.keysHeld === 0 ? '' : `; ${result.keysHeld === 1 && result.count === 1 ? `its key was held already, by job ${result.firstId}` : `${lines(result.keysHeld)} named a key a job held already`}`;
   return `queued ${jobs}${ids}${repeated}${held}`;

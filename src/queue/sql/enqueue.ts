@@ -1,6 +1,7 @@
 import type { QuotedIdentifier } from '../../config/identifiers.js';
 import type { JobRow } from '../new-jobs.js';
 import { UNCOUNTED_TOKEN } from '../../claim/sql/counters.js';
+import { DEBOUNCE_UPDATES_SQL } from './unique-jobs.js';
 /**
  * Inserting jobs, many rows per statement (one round trip and one commit per chunk).
  * `job_key` is unique and made by the client: when a connection drops during the COMMIT, the
@@ -12,26 +13,31 @@ import { UNCOUNTED_TOKEN } from '../../claim/sql/counters.js';
  * A new job's claim token is the insert's marker, by which the insert can count the rows it made
  * (sql/new-jobs.ts), or, with `uncounted`, says that it is not counted yet (sql/uncounted-jobs.ts);
  * a claim replaces it.
+ * A unique job's key held by another job makes the insert's row a duplicate too, and `debounce`
+ * (some row debounces) adds what that does to the holder (sql/unique-jobs.ts).
  * Params, per row: job_key, kind, payload, d, e, priority, delay in microseconds, trace context,
- * group, and the marker unless uncounted (see insertValues).
+ * group, unique key, unique scope, and the marker unless uncounted (see insertValues).
  */
-export const insertJobsSql = (table: QuotedIdentifier, rows: number, uncounted = false) => `
-  INSERT INTO ${table} (job_key, kind, payload, d, e, priority, run_after, trace_context, job_group, claim_token) VALUES
-  ${Array.from({ length: rows }, () => `(?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND, ?, ?, ${uncounted ? UNCOUNTED_TOKEN : '?'})`).join(',\n  ')}
-  ON DUPLICATE KEY UPDATE job_key = job_key`;
+export const insertJobsSql = (table: QuotedIdentifier, rows: number, { uncounted = false, debounce = false } = {}) => `
+  INSERT INTO ${table} (${INSERT_COLUMNS}) VALUES
+  ${Array.from({ length: rows }, () => rowValues(uncounted)).join(',\n  ')}
+  ON DUPLICATE KEY UPDATE job_key = job_key${debounce ? DEBOUNCE_UPDATES_SQL : ''}`;
 
-/** The values of insertJobsSql or INSERT_ONE_JOB_SQL for these rows, sent with `marker` (none: uncounted). */
+const INSERT_COLUMNS = 'job_key, kind, payload, d, e, priority, run_after, trace_context, job_group, unique_key, unique_while, claim_token';
+const rowValues = (uncounted: boolean) => `(?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND, ?, ?, ?, ?, ${uncounted ? UNCOUNTED_TOKEN : '?'})`;
+
+/** The values of insertJobsSql or insertOneJobSql for these rows, sent with `marker` (none: uncounted). */
 export const insertValues = (rows: readonly JobRow[], marker: Buffer | undefined): unknown[] => (marker === undefined ? rows.flat() : rows.flatMap((row) => [...row, marker]));
 
 /**
  * One job, whose id comes back in the OK packet: on a new row, its auto-increment id; on a key
- * that exists, `LAST_INSERT_ID(id)` makes the existing row's id the one reported. One round trip,
- * where an INSERT and a read of the id took two. Params: as insertJobsSql, one row.
+ * (or a unique key) that is held, `LAST_INSERT_ID(id)` makes the holder's id the one reported.
+ * One round trip, where an INSERT and a read of the id took two. Params: as insertJobsSql, one row.
  */
-export const INSERT_ONE_JOB_SQL = (table: QuotedIdentifier, uncounted = false) => `
-  INSERT INTO ${table} (job_key, kind, payload, d, e, priority, run_after, trace_context, job_group, claim_token)
-  VALUES (?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND, ?, ?, ${uncounted ? UNCOUNTED_TOKEN : '?'})
-  ON DUPLICATE KEY UPDATE id = LAST_INSERT_ID(id)`;
+export const insertOneJobSql = (table: QuotedIdentifier, { uncounted = false, debounce = false } = {}) => `
+  INSERT INTO ${table} (${INSERT_COLUMNS})
+  VALUES ${rowValues(uncounted)}
+  ON DUPLICATE KEY UPDATE id = LAST_INSERT_ID(id)${debounce ? DEBOUNCE_UPDATES_SQL : ''}`;
 
 /**
  * The jobs that hold these keys now: at most one each (the unique index, or on a partitioned
@@ -40,6 +46,16 @@ export const INSERT_ONE_JOB_SQL = (table: QuotedIdentifier, uncounted = false) =
 export const JOBS_BY_KEY_SQL = (table: QuotedIdentifier) => `
   SELECT job_key, MIN(id) AS id FROM ${table} FORCE INDEX (job_key) WHERE job_key IN (?) GROUP BY job_key`;
 
-/** The ids the keys ended up with, and how many of the keys are there (a covering read of the unique index). Params: [keys]. */
-export const ID_RANGE_OF_KEYS_SQL = (table: QuotedIdentifier) => `
+/**
+ * The ids the keys ended up with, and how many of the keys are there (a covering read of the
+ * unique index); `unique`: and of the jobs holding the unique keys. Params: [keys], and [unique
+ * keys] with `unique`.
+ */
+export const idRangeOfKeysSql = (table: QuotedIdentifier, unique: boolean) =>
+  unique
+    ? `
+  SELECT MIN(id) AS first_id, MAX(id) AS last_id, COUNT(*) AS found FROM (
+    SELECT id FROM ${table} FORCE INDEX (job_key) WHERE job_key IN (?)
+    UNION ALL SELECT id FROM ${table} FORCE INDEX (unique_holder) WHERE unique_holder IN (?)) AS held`
+    : `
   SELECT MIN(id) AS first_id, MAX(id) AS last_id, COUNT(*) AS found FROM ${table} FORCE INDEX (job_key) WHERE job_key IN (?)`;

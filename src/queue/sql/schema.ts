@@ -11,6 +11,7 @@ import { CREATE_PAUSED_KINDS_TABLE_SQL } from '../../claim/sql/pause.js';
 import { CREATE_SCHEDULES_TABLE_SQL } from './schedules.js';
 import type { QuotedIdentifier } from '../../config/identifiers.js';
 import { MAX_TRACE_CONTEXT_LENGTH } from '../../tracing/job-spans.js';
+import { UNIQUE_HOLDER_SQL, UNIQUE_SCOPES } from './unique-jobs.js';
 
 /**
  * The jobs table's history, one numbered migration each. `setup-tables` applies the ones a table
@@ -21,8 +22,8 @@ import { MAX_TRACE_CONTEXT_LENGTH } from '../../tracing/job-spans.js';
 export interface Migration {
   version: number;
   description: string;
-  /** The statements, for a table name that is already validated and quoted, on this server. */
-  sql: (table: QuotedIdentifier, server: ServerVersion) => string;
+  /** The statements, for a table name that is already validated and quoted, on this server, partitioned or not. */
+  sql: (table: QuotedIdentifier, server: ServerVersion, partitioned: boolean) => string;
   /** Values for the statements' `?` placeholders, given the table's plain name. */
   values?: (name: string) => unknown[];
 }
@@ -301,6 +302,25 @@ export const MIGRATIONS: readonly Migration[] = [
       ${CREATE_FOLD_MARKS_TABLE_SQL};
       ${CREATE_UNCOUNTED_WRITERS_TABLE_SQL};
       ALTER TABLE ${table} COMMENT = '${schemaComment(19)}'`,
+  },
+  {
+    version: 20,
+    description: 'unique jobs',
+    // A unique job's key, and while it holds (UNIQUE_SCOPES); unique_holder is the key while it
+    // holds and NULL otherwise, under a unique index: two enqueues of one key race to the index,
+    // never to a read, on any number of connections and servers. STORED, as in schema 4: a claim
+    // or settle of a job without a unique key leaves its NULL entry alone. A job that was never
+    // claimed is told by its owner_date, which its insert sets to its created_at and every claim
+    // moves: a job claimed once and back waiting (a retry, a hand-back) holds no 'waiting' key, so
+    // that it cannot collide with the job queued with that key meanwhile. A partitioned table
+    // cannot have the unique index; jobq refuses unique jobs there.
+    sql: (table, _server, partitioned) => `
+      ALTER TABLE ${table}
+        ADD COLUMN unique_key VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NULL DEFAULT NULL,
+        ADD COLUMN unique_while ENUM(${UNIQUE_SCOPES.map((scope) => `'${scope}'`).join(', ')}) NULL DEFAULT NULL,
+        ADD COLUMN unique_holder VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin AS (${UNIQUE_HOLDER_SQL}) STORED,
+        ADD ${partitioned ? 'KEY' : 'UNIQUE KEY'} unique_holder (unique_holder),
+        COMMENT = '${schemaComment(20)}'`,
   },
 ];
 
