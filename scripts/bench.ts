@@ -52,6 +52,9 @@ import { quoteIdentifier, type QuotedIdentifier } from '../src/config/identifier
  *              5), and the server's CPU over BENCH_MONITOR_SECONDS (default 10) with `jobq
  *              dashboard` running and no viewer, and with one viewer asking every 2 s, against
  *              the same time idle (scripts/bench/monitoring.ts).
+ *   unique     (not in the default set) enqueue() of jobs with a unique key each against jobs with
+ *              a key each, one at a time and 1,000 per enqueueMany (ENQUEUE_AB_SECONDS a turn),
+ *              taking turns over BENCH_ROUNDS; medians.
  *   partitions (not in the default set) the jobs table partitioned on id (HASH and KEY, into
  *              BENCH_PARTITIONS, default 8) against the unpartitioned one: start-processing
  *              drains with 10 and 16 consumers taking turns over BENCH_ROUNDS, the backlog
@@ -600,6 +603,22 @@ function userPathDrains(root: string, Queue: typeof JobQueue): Record<string, ()
   };
 }
 
+/**
+ * enqueue() of jobs with a unique key of their own against the same with a key of their own, one
+ * at a time and 1,000 per enqueueMany, taking turns: what the unique index costs a writer.
+ */
+async function uniqueEnqueues(): Promise<Result[]> {
+  const loop = (mode: string) => async (): Promise<Result> => {
+    await prefillJobq(0);
+    const run = await timedProcesses([[NODE_SCRIPT('enqueue-loop.js'), mode, String(ENQUEUE_AB_SECONDS)]]);
+    const { count } = JSON.parse(run.outputs[0]!) as { count: number };
+    return { scenario: '', consumers: 1, jobs: count, jobsPerSecond: Math.round(count / ENQUEUE_AB_SECONDS), deadlocks: 0, lockWaits: 0, serverCpuPercent: 0 };
+  };
+  const single = await alternating({ 'enqueue-key': loop('key'), 'enqueue-unique': loop('unique') });
+  const batched = await alternating({ 'enqueue-many-key': loop('key-batch'), 'enqueue-many-unique': loop('unique-batch') });
+  return [...ratio(single), ...ratio(batched)];
+}
+
 /** Each user-path drain of the build at `ref` against this build's, taking turns. */
 async function againstRef(ref: string): Promise<Result[]> {
   const baseline = buildBaseline(ref);
@@ -879,6 +898,7 @@ try {
   if (SCENARIOS.includes('partitions')) for (const result of await partitionCost()) log(result);
   if (SCENARIOS.includes('limits')) for (const result of await limitScenarios()) log(result);
   if (SCENARIOS.includes('monitoring')) for (const result of await monitoringCost()) log(result);
+  if (SCENARIOS.includes('unique')) for (const result of await uniqueEnqueues()) log(result);
   if (SCENARIOS.includes('demo')) {
     for (const k of CONSUMERS) log(await drain(k, JOBS));
     if (STEADY_SECONDS > 0) log(await steady());

@@ -1,7 +1,9 @@
 /**
  * One producer for the bench: `enqueue()` one job at a time from one connection, or the plain
  * single-row autocommit INSERT it is compared with. Prints jobs per second.
- * Usage: enqueue-loop.js jobq|jobq-uuid|plain SECONDS (URL from $JOBQ_DATABASE_URL).
+ * Modes: jobq, jobq-uuid (a random key each), plain; and a key or a unique key of each job's own,
+ * one job at a time or `enqueueMany` of 1,000: key, unique, key-batch, unique-batch.
+ * Usage: enqueue-loop.js MODE SECONDS (URL from $JOBQ_DATABASE_URL).
  */
 import { randomUUID } from 'node:crypto';
 import mysql from 'mysql2/promise';
@@ -18,6 +20,16 @@ if (mode === 'plain') {
     count++;
   }
   await connection.end();
+} else if (['key', 'unique', 'key-batch', 'unique-batch'].includes(mode)) {
+  const queue = await JobQueue.open();
+  const batch = mode.endsWith('-batch') ? 1000 : 1;
+  const job = (n: number) => ({ kind: 'bench', payload: { n }, ...(mode.startsWith('unique') ? { unique: { key: `${process.pid}-${n}` } } : { key: `${process.pid}-${n}` }) });
+  while (performance.now() < until) {
+    if (batch === 1) await queue.enqueue(job(count));
+    else await queue.enqueueMany(Array.from({ length: batch }, (_, i) => job(count + i)));
+    count += batch;
+  }
+  await queue.close();
 } else {
   const queue = await JobQueue.open();
   while (performance.now() < until) {
