@@ -54,6 +54,16 @@ test("while 'waiting', 'active' or 'stored', an enqueue of a held key returns th
   const afterDone = await enqueue('active', 4);
   assert.notEqual(afterDone, active, 'free once done, though its row is kept');
 
+  // A failed job whose key a newer job holds stays failed when requeued, until the key is free.
+  await queue.fail(await claimOf('active'), new Error('for good'), { maxAttempts: 1 });
+  const newer = await enqueue('active', 5);
+  assert.notEqual(newer, afterDone, 'free once failed');
+  assert.equal(await queue.requeueFailed([afterDone]), 0, 'not requeued while its key is held');
+  assert.equal(await queue.requeueFailed(), 0);
+  await queue.complete(await claimOf('active'));
+  assert.equal(await queue.requeueFailed([afterDone]), 1, 'requeued once the key is free');
+  assert.equal(await enqueue('active', 6), afterDone, 'and holds it again');
+
   // 'stored': while its row exists, done or failed.
   const stored = await enqueue('stored', 1);
   await queue.complete(await claimOf('stored'), { keepDone: true });
