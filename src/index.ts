@@ -14,9 +14,10 @@ export type { KindLimit, KindLimitStatus } from './queue/types.js';
 export type { Rate } from './config/rate.js';
 export type { Schedule, ScheduledJob, ScheduleOptions } from './queue/schedules.js';
 export { Worker } from './worker/worker.js';
-export type { FailureInfo, RunInfo, StopOptions, WorkerCounters } from './worker/worker.js';
+export type { FailureInfo, RunInfo, SnoozeInfo, StopOptions, WorkerCounters } from './worker/worker.js';
 export type { WorkerOptions } from './worker/options.js';
 export { JobTimeoutError } from './worker/job-timeout.js';
+export { JobSnoozed } from './worker/job-snooze.js';
 export type {
   AnyTasks,
   Claim,

@@ -72,7 +72,7 @@ const cases: Array<{ name: string; args: () => string[]; input?: string | Buffer
     args: () => ['enqueue', '--stdin', '--database-url', db.url],
     input: '{"kind": "k"}\n{"kind": "k", "delya": 60}\n',
     code: 2,
-    stderr: /^jobq: line 2: unknown field "delya"; a line may have "kind", "payload", "delay", "priority", "key", "group", "unique"; nothing was queued; nothing from line 1 on was written$/,
+    stderr: /^jobq: line 2: unknown field "delya"; a line may have "kind", "payload", "delay", "priority", "key", "group", "timeout", "unique"; nothing was queued; nothing from line 1 on was written$/,
   },
   {
     name: 'a bad priority on a --stdin line',

@@ -87,6 +87,32 @@ test('a handler that stops at its signal fails at once with the timeout error; o
   assert.deepEqual([(await rowOf(late))!.status, (await rowOf(unbounded))!.status], ['done', 'done']);
 });
 
+test("a job's own timeoutMs, from enqueue or `jobq enqueue --timeout`, holds over the worker's, in a worker with none and in one with a shorter one", async () => {
+  const { queue, db } = context;
+  const own = await queue.enqueue({ kind: 'hang', timeoutMs: 150 });
+  const cli = await runCli(['enqueue', '--kind', 'hang', '--timeout', '250ms', '--database-url', db.url]);
+  const fromCli = Number(/\(id (\d+)\)/.exec(cli.stdout)?.[1]);
+  const generous = await queue.enqueue({ kind: 'quick', timeoutMs: 5000 });
+  const failed = new Map<number, string>();
+  const worker = queue.work(
+    { hang: (job: Job) => new Promise((_, reject) => job.signal.addEventListener('abort', () => reject(job.signal.reason))), quick: () => sleep(300) },
+    { concurrency: 3, timeoutMs: { quick: 50 }, maxAttempts: 1, keepDone: true },
+  );
+  worker.on('failed', (job, error) => failed.set(job.id, (error as Error).message));
+  try {
+    await waitFor(() => failed.size === 2, 'the two hung jobs to fail');
+    await waitFor(() => worker.counters.completed === 1, 'the job with a longer timeout than its kind to finish');
+  } finally {
+    await worker.stop();
+  }
+  assert.deepEqual(Object.fromEntries(failed), { [own]: 'timed out after 150 ms', [fromCli]: 'timed out after 250 ms' });
+  assert.equal((await rowOf(generous))!.status, 'done');
+
+  const refused = await runCli(['enqueue', '--kind', 'hang', '--timeout', 'soon', '--database-url', db.url]);
+  assert.deepEqual([refused.code, refused.stderr.split('\n')[0]], [2, "error: option '--timeout <duration>' argument 'soon' is invalid. --timeout must be a length of time like 90s, 15m, 12h, 7d or 2w, not \"soon\"."]);
+  await assert.rejects(queue.enqueue({ kind: 'hang', timeoutMs: 0 }), /^JobqError: job: timeoutMs must be a whole number from 1 to 2147483647, not 0$/);
+});
+
 test('`jobq work --timeout`: a hung job fails with the timeout and --once still exits; a bad timeout is one line and exit 2', async () => {
   const { queue, db } = context;
   const hung = await queue.enqueue({ kind: 'hang' });

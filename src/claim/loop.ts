@@ -6,7 +6,7 @@ import type { SettleResult, TurnResult } from './turn-request.js';
 import { GroupRotation } from './fair-share.js';
 import { noKindRules, type KindRules } from './kind-rules.js';
 import { TotalsTally } from './running-totals.js';
-import { completion, failure, handBack, leaseRenewal, type RetryPolicy, type PendingWrite } from './pending-writes.js';
+import { completion, FAIL_FOR_GOOD, failure, handBack, leaseRenewal, putOff, type RetryPolicy, type PendingWrite } from './pending-writes.js';
 import { DEFAULT_PRIORITY } from '../config/defaults.js';
 import type { PreferredRange } from './sql/claim.js';
 import { EMPTY_CLAIM, type Claim, type ClaimOptions } from './types.js';
@@ -127,9 +127,15 @@ export class ClaimLoop {
     this.outcome(claim, [id]);
   }
 
-  /** The job threw: back to the queue after a delay, or to `failed`, in the next turn. */
-  fail(claim: Claim, id: number, error: unknown): void {
-    this.otherOutcomes.push(...failure(this.table, claim, [id], error, this.settings));
+  /** The job threw: back to the queue after a delay, or to `failed` (at once with `forGood`), in the next turn. */
+  fail(claim: Claim, id: number, error: unknown, { forGood = false } = {}): void {
+    this.otherOutcomes.push(...failure(this.table, claim, [id], error, forGood ? FAIL_FOR_GOOD : this.settings));
+    this.outcome(claim, [id]);
+  }
+
+  /** The handler put the job off: back to the queue, due in `seconds`, its attempt given back, in the next turn. */
+  snooze(claim: Claim, id: number, seconds: number): void {
+    this.otherOutcomes.push(...putOff(this.table, claim, [id], seconds));
     this.outcome(claim, [id]);
   }
 

@@ -86,6 +86,9 @@ export interface RetryPolicy {
   retryDelayMs: number;
 }
 
+/** A failure that is final whatever the job's attempts: every job has at least 0. */
+export const FAIL_FOR_GOOD: RetryPolicy = { maxAttempts: 0, retryDelayMs: 0 };
+
 /** The text kept in `last_error`: the error's message, at most 1,000 characters. */
 export const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error)).slice(0, 1000);
 
@@ -104,6 +107,17 @@ export function failure(table: QuotedIdentifier, claim: Claim, ids: readonly num
     counted: true,
     outcomes: outcomesOf(claim, part, (each) => (failsForGood(each) ? 'failed' : 'retried')),
     keeps: { kind: job.kind, count: failsForGood(job) ? 'failed_jobs' : 'waiting_jobs', sign: 1 } satisfies KeptChange,
+  }));
+}
+
+/** Puts jobs off at their handler's asking: waiting again, due in `seconds`, their attempt given back (one statement per kind: see splitBy). */
+export function putOff(table: QuotedIdentifier, claim: Claim, ids: readonly number[], seconds: number): PendingWrite[] {
+  return splitBy(claim, ids, (job) => job.kind ?? '').map(({ job, ids: part }) => ({
+    statement: [completeSql.SNOOZE_OWNED_SQL(table), [Math.round(seconds * 1e6), part, claim.token]],
+    token: claim.token,
+    ids: part,
+    counted: true,
+    keeps: { kind: job.kind, count: 'waiting_jobs', sign: 1 },
   }));
 }
 

@@ -19,6 +19,10 @@ export interface ClaimedJob {
   leaseExpiries: number;
   /** Smaller runs first. */
   priority: number;
+  /** How many times its handler put it off (`job.snooze`); not attempts. */
+  snoozes: number;
+  /** The job's own timeout (`timeoutMs` at its enqueue), or null: the worker's holds. */
+  timeoutMs: number | null;
   /** The job's group, or null: see `group` in the enqueue options. */
   group: string | null;
   /**

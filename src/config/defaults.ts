@@ -23,6 +23,8 @@ export const DEFAULTS = {
    * down with it (see Worker's suspect).
    */
   maxLeaseExpiries: 3,
+  /** Times a job may be put off by its handler (`job.snooze`) before it goes to `failed`. */
+  maxSnoozes: 100,
   /** Wait before the first retry of a failed job; doubles per attempt, at most an hour. */
   retryDelayMs: 1000,
   /** Delete finished jobs (false) or keep them as `done`. */

@@ -15,7 +15,7 @@ export function randomLetters(length = 64): string {
 
 /** The article's jobs: no kind, no payload, 64 random letters in each of `d` and `e`. */
 export function demoRows(count: number): JobRow[] {
-  return Array.from({ length: count }, (): JobRow => [timeOrderedKey(), null, null, randomLetters(), randomLetters(), 0, 0, null, null, null, null]);
+  return Array.from({ length: count }, (): JobRow => [timeOrderedKey(), null, null, randomLetters(), randomLetters(), 0, 0, null, null, null, null, null]);
 }
 
 /** How `start-processing`'s consumers choose candidates: the article's random first letter of `d`, or oldest first. */

@@ -3,7 +3,7 @@
  * module and reports its counters and failures to the supervisor. Lanes come from jobq_lanes, as
  * for any worker; the supervisor only restarts crashed processes and sums up.
  */
-import { lostLeaseMessage, type WorkerCounters } from '../worker/worker.js';
+import { lostLeaseMessage, noCounts, type WorkerCounters } from '../worker/worker.js';
 import { onlyKinds } from '../worker/handler-kinds.js';
 import { resolveWorkerOptions } from '../worker/options.js';
 import { openQueue, readConfig, report, reportConnection, runWorker, stopRequests } from './child-runtime.js';
@@ -32,7 +32,7 @@ runWorker(async () => {
     worker.on('connection', reportConnection);
     worker.on('warning', ({ message }) => report({ type: 'warning', message }));
     worker.on('lost', (job) => report({ type: 'warning', message: lostLeaseMessage(job.id) }));
-    let reported: WorkerCounters = { claims: 0, emptyClaims: 0, completed: 0, retried: 0, failed: 0, deadlocks: 0, lockWaits: 0, warnings: 0, lost: 0 };
+    let reported: WorkerCounters = noCounts();
     const reportCounters = () => {
       const now = { ...worker.counters };
       const delta = Object.fromEntries(Object.entries(now).map(([key, value]) => [key, value - reported[key as keyof WorkerCounters]])) as unknown as WorkerCounters;

@@ -4,6 +4,7 @@ import { DEFAULT_PRIORITY } from '../config/defaults.js';
 import { unstorableJson } from './json-text.js';
 import { MAX_PAYLOAD_BYTES, type UniqueOptions, type UntypedNewJob } from './types.js';
 import type { UniqueScope } from './sql/unique-jobs.js';
+import { describeRange, inRange, OPTIONS } from '../config/options.js';
 import { EVERY_KIND } from '../claim/sql/limits.js';
 
 /** One row for the INSERT, in the column order of `insertJobsSql`. */
@@ -19,13 +20,15 @@ export type JobRow = [
   group: string | null,
   uniqueKey: string | null,
   uniqueWhile: UniqueScope | null,
+  timeoutMs: number | null,
 ];
 
 /** The article's demo fields ride along only for `start-processing`'s generators. */
 export type DemoJob = UntypedNewJob & { d?: string; e?: string };
 
 const KEY = /^[\x21-\x7e]{1,64}$/;
-const MAX_DELAY_SECONDS = 10 * 365 * 24 * 3600;
+/** The longest a job may be delayed (or put off by its handler). */
+export const MAX_DELAY_SECONDS = 10 * 365 * 24 * 3600;
 /** The priority column is a SMALLINT. */
 export const PRIORITY_RANGE = { min: -32768, max: 32767 } as const;
 
@@ -65,8 +68,22 @@ export function toJobRow(job: DemoJob, position: string): JobRow {
   if (typeof delaySeconds !== 'number' || !Number.isFinite(delaySeconds) || delaySeconds < 0 || delaySeconds > MAX_DELAY_SECONDS) {
     fail(`delay must be a number of seconds from 0 to ${MAX_DELAY_SECONDS}, not ${JSON.stringify(job.delaySeconds)}`);
   }
+  if (job.timeoutMs !== undefined && !inRange(OPTIONS.timeoutMs, job.timeoutMs)) fail(`timeoutMs must be ${describeRange(OPTIONS.timeoutMs)}, not ${JSON.stringify(job.timeoutMs)}`);
   const unique = job.unique === undefined ? undefined : uniqueOf(job.unique, fail);
-  return [job.key ?? timeOrderedKey(), job.kind ?? null, payload, job.d ?? '', job.e ?? '', priority, Math.round(delaySeconds * 1e6), null, job.group ?? null, unique?.key ?? null, unique?.scope ?? null];
+  return [
+    job.key ?? timeOrderedKey(),
+    job.kind ?? null,
+    payload,
+    job.d ?? '',
+    job.e ?? '',
+    priority,
+    Math.round(delaySeconds * 1e6),
+    null,
+    job.group ?? null,
+    unique?.key ?? null,
+    unique?.scope ?? null,
+    job.timeoutMs ?? null,
+  ];
 }
 
 const UNIQUE_FIELDS = ['key', 'while', 'onConflict'];

@@ -142,7 +142,7 @@ export async function enqueueDueTicks(db: Database, table: QuotedIdentifier, que
     const schedule = fromRow(row, null);
     const { ticks, next } = ticksToEnqueue(read.cron, schedule, new Date(Number(row.now) * 1000));
     if (ticks.length === 0) continue;
-    const rows = ticks.map((tick): JobRow => [tickKey(queue, schedule.name, tick), row.kind, row.payload, '', '', row.priority, 0, null, null, null, null]);
+    const rows = ticks.map((tick): JobRow => [tickKey(queue, schedule.name, tick), row.kind, row.payload, '', '', row.priority, 0, null, null, null, null, null]);
     const nextSeconds = next === null ? String(scheduleSql.ENDED) : seconds(next);
     enqueued += await db.transaction(async (tx) => {
       const [taken] = (await tx.run([scheduleSql.TAKE_TICKS_SQL, [nextSeconds, seconds(ticks.at(-1)!), queue, schedule.name, row.next_tick]])) as [{ affectedRows: number }];

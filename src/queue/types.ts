@@ -1,6 +1,7 @@
 import type { GaleraNode } from '../db/galera.js';
 import type { Rate } from '../config/rate.js';
 import type { TableLayout } from './table-layout.js';
+import type { JobSnoozed } from '../worker/job-snooze.js';
 
 export type { Claim, ClaimedJob, ClaimOptions, Lane, Settlement } from '../claim/types.js';
 
@@ -43,6 +44,11 @@ export interface EnqueueTiming {
    * Made up when absent, ordered by time (see new-jobs.ts).
    */
   key?: string;
+  /**
+   * How long a run of this job may take, in milliseconds (1 to 2147483647), over the worker's
+   * `timeoutMs`: then its `signal` fires and the run fails (see "Timeouts" in docs/library.md).
+   */
+  timeoutMs?: number;
   /** At most one job of this unique key at a time, or one waiting whose payload each enqueue replaces: see {@link UniqueOptions}. */
   unique?: UniqueOptions;
 }
@@ -108,8 +114,14 @@ export interface Job<Kind extends string | null = string | null, Payload = unkno
   attempts: number;
   /** The job's group, or null (see {@link EnqueueTiming.group}). */
   group: string | null;
-  /** Fires when the worker is stopped hard (`stop({ timeoutMs })` ran out): give up and throw. */
+  /** Fires when the worker is stopped hard (`stop({ timeoutMs })` ran out), or the run's timeout passed: give up and throw. */
   signal: AbortSignal;
+  /**
+   * Puts the job off: when the handler ends (returns, or throws this error or any other), the job
+   * goes back to the queue, due in `seconds`, with this run's attempt given back. After the
+   * worker's `maxSnoozes` (default 100) snoozes of the job, it goes to `failed` instead.
+   */
+  snooze(seconds: number): JobSnoozed;
 }
 
 /** The jobs a handler of a queue may get: in a typed queue, one of its kinds with that kind's payload. */

@@ -4,6 +4,7 @@ import type { Claim, ClaimedJob, Job, JobHandler } from '../queue/types.js';
 import type { ClaimLoop } from '../claim/loop.js';
 import type { ServerAddress } from '../config/database-url.js';
 import type { JobSpans } from '../tracing/job-spans.js';
+import { JobSnoozed, snoozeSeconds, tooManySnoozes } from './job-snooze.js';
 
 // A job's run, from its handler's call to the outcome its claim loop settles, apart from the
 // scheduling of runs (which job starts when), which is the worker's.
@@ -35,6 +36,8 @@ export interface Held {
   loop: ClaimLoop;
   /** Fires the handler's `signal`: a hard stop, or a lease that ran out. */
   abort: HandlerAbort;
+  /** Seconds the handler put the job off by (`job.snooze`); undefined while it has not. */
+  snoozeSeconds?: number;
 }
 
 /**
@@ -87,6 +90,10 @@ export function jobView(held: Held): Job {
     get signal() {
       return held.abort.signal;
     },
+    snooze(seconds: number) {
+      held.snoozeSeconds = snoozeSeconds(seconds);
+      return new JobSnoozed(held.snoozeSeconds);
+    },
   };
 }
 
@@ -107,16 +114,33 @@ export async function runHandler(handlers: ResolvedHandlers, held: Held, view: J
 }
 
 /**
- * Hands the outcome to the job's claim loop, which settles it in its next turn: completed, or
- * failed (retried later, or for good once its attempts are used up). A job whose lease ran out
- * while its handler ran is `lost`: another worker may have it by now. Its outcome is still sent,
- * guarded by the claim's token: if nobody took the job meanwhile, it is settled and not run again.
+ * Hands the outcome to the job's claim loop, which settles it in its next turn: completed, failed
+ * (retried later, or for good once its attempts are used up), or snoozed (put off, or failed once
+ * snoozed `maxSnoozes` times already), whatever the run's outcome, when the handler asked for it
+ * (`job.snooze`, or a JobSnoozed thrown). A job whose lease ran out while its handler ran is
+ * `lost`: another worker may have it by now. Its outcome is still sent, guarded by the claim's
+ * token: if nobody took the job meanwhile, it is settled and not run again. The outcome, with
+ * the error the job failed with, or the seconds it was put off by.
  */
-export function settleOutcome({ job, claim, loop }: Held, outcome: Outcome, maxAttempts: number): 'lost' | 'completed' | 'retried' | 'failed' {
+export function settleOutcome(
+  { job, claim, loop, snoozeSeconds: asked }: Held,
+  outcome: Outcome,
+  limits: { maxAttempts: number; maxSnoozes: number },
+): { settled: 'lost' | 'completed' | 'retried' | 'failed' | 'snoozed'; error?: unknown; seconds?: number } {
   const leaseLost = loop.leaseLost(claim);
+  const snooze = asked ?? (!outcome.ok && outcome.error instanceof JobSnoozed ? outcome.error.seconds : undefined);
+  if (snooze !== undefined) {
+    if (job.snoozes < limits.maxSnoozes) {
+      loop.snooze(claim, job.id, snooze);
+      return { settled: leaseLost ? 'lost' : 'snoozed', seconds: snooze };
+    }
+    const error = tooManySnoozes(limits.maxSnoozes);
+    loop.fail(claim, job.id, error, { forGood: true });
+    return { settled: leaseLost ? 'lost' : 'failed', error };
+  }
   if (outcome.ok) loop.complete(claim, job.id);
   else loop.fail(claim, job.id, outcome.error);
-  if (leaseLost) return 'lost';
-  if (outcome.ok) return 'completed';
-  return job.attempts >= maxAttempts ? 'failed' : 'retried';
+  if (leaseLost) return { settled: 'lost' };
+  if (outcome.ok) return { settled: 'completed' };
+  return { settled: job.attempts >= limits.maxAttempts ? 'failed' : 'retried', error: outcome.error };
 }

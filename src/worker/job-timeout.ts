@@ -9,8 +9,12 @@ export class JobTimeoutError extends Error {
   }
 }
 
-/** A kind's timeout (`queue.work`'s `timeoutMs`, resolved): its own, else that of every kind, else none. */
-export function timeoutFor(timeouts: Readonly<Record<string, number>>, kind: string | null): number | undefined {
+/**
+ * A job's timeout: the job's own (`timeoutMs` at its enqueue), else its kind's in `queue.work`'s
+ * `timeoutMs` (resolved), else that of every kind there, else none.
+ */
+export function timeoutFor(timeouts: Readonly<Record<string, number>>, { kind, timeoutMs }: { kind: string | null; timeoutMs: number | null }): number | undefined {
+  if (timeoutMs !== null) return timeoutMs;
   if (kind !== null && Object.hasOwn(timeouts, kind)) return timeouts[kind];
   return Object.hasOwn(timeouts, EVERY_KIND) ? timeouts[EVERY_KIND] : undefined;
 }

@@ -16,6 +16,8 @@ export interface WorkerOptions {
   leaseSeconds?: number;
   /** Runs whose handler threw before the job goes to `failed` (default 5); runs handed back unstarted or whose lease ran out do not count. */
   maxAttempts?: number;
+  /** Times a handler may put its job off with `job.snooze` before the job goes to `failed` (default 100). */
+  maxSnoozes?: number;
   /** Wait before the first retry of a failed job, doubling per attempt (default 1000). */
   retryDelayMs?: number;
   /** Keep finished jobs as `done` instead of deleting them (default false). */
@@ -44,6 +46,7 @@ export function resolveWorkerOptions(options: WorkerOptions = {}): ResolvedWorke
     batchSize: checkNumber(OPTIONS.batchSize, options.batchSize),
     leaseSeconds: checkNumber(OPTIONS.leaseSeconds, options.leaseSeconds),
     maxAttempts: checkNumber(OPTIONS.maxAttempts, options.maxAttempts),
+    maxSnoozes: checkNumber(OPTIONS.maxSnoozes, options.maxSnoozes),
     retryDelayMs: checkNumber(OPTIONS.retryDelayMs, options.retryDelayMs),
     keepDone: options.keepDone ?? DEFAULTS.keepDone,
     once: options.once ?? DEFAULTS.once,

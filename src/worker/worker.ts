@@ -40,6 +40,11 @@ export interface FailureInfo extends RunInfo {
   final: boolean;
 }
 
+/** What the `snoozed` event says besides the job: how long it was put off. */
+export interface SnoozeInfo extends RunInfo {
+  seconds: number;
+}
+
 /** What the `completed` and `failed` events say about the handler's run. */
 export interface RunInfo {
   /** How long the handler ran, in milliseconds. */
@@ -55,6 +60,8 @@ export interface WorkerCounters {
   /** Failures sent back for another attempt, and failures that were final. */
   retried: number;
   failed: number;
+  /** Runs that put their job off (`job.snooze`). */
+  snoozed: number;
   /**
    * Transactions run again after the server rolled them back: a deadlock, or a write set that
    * lost certification to another node's (Galera, Group Replication in multi-primary mode); and
@@ -67,6 +74,9 @@ export interface WorkerCounters {
   /** Jobs whose lease ran out while their handler ran (the `lost` event). */
   lost: number;
 }
+
+/** Counters at zero: a new worker's. */
+export const noCounts = (): WorkerCounters => ({ claims: 0, emptyClaims: 0, completed: 0, retried: 0, failed: 0, snoozed: 0, deadlocks: 0, lockWaits: 0, warnings: 0, lost: 0 });
 
 /** What a worker's log says of a job whose lease ran out while its handler ran (the `lost` event). */
 export const lostLeaseMessage = (id: number) =>
@@ -122,7 +132,7 @@ const STOP_DATABASE_WAIT_MS = 5000;
 export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
   /** Settles when the worker has stopped: rejects with the error that stopped it, if one did. */
   readonly finished: Promise<void>;
-  readonly counters: WorkerCounters = { claims: 0, emptyClaims: 0, completed: 0, retried: 0, failed: 0, deadlocks: 0, lockWaits: 0, warnings: 0, lost: 0 };
+  readonly counters: WorkerCounters = noCounts();
   private readonly options: ResolvedWorkerOptions;
   private readonly handlers: ResolvedHandlers;
   private readonly waiting: Held[] = [];
@@ -310,19 +320,21 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
   private async runJob(held: Held): Promise<void> {
     const view = jobView(held);
     const run = runHandler(this.handlers, held, view, this.tracing);
-    const timeoutMs = timeoutFor(this.options.timeoutMs, held.job.kind);
+    const timeoutMs = timeoutFor(this.options.timeoutMs, held.job);
     const { outcome, durationMs } = timeoutMs === undefined ? await run : await runWithin(run, held.abort, timeoutMs, ABORT_GRACE_MS);
     if (held === this.suspect) this.suspect = undefined;
     if (!this.running.delete(held)) return; // given up on after stop({ timeoutMs }): already failed
-    const settled = settleOutcome(held, outcome, this.options.maxAttempts);
+    const { settled, error, seconds } = settleOutcome(held, outcome, this.options);
     this.counters[settled]++;
     if (settled === 'lost') {
       this.loseLease(held);
       this.emitSafely('lost', view, { durationMs } satisfies RunInfo);
-    } else if (outcome.ok) {
-      this.emitSafely('completed', view, outcome.result, { durationMs } satisfies RunInfo);
+    } else if (settled === 'completed') {
+      this.emitSafely('completed', view, outcome.ok ? outcome.result : undefined, { durationMs } satisfies RunInfo);
+    } else if (settled === 'snoozed') {
+      this.emitSafely('snoozed', view, { seconds: seconds!, durationMs } satisfies SnoozeInfo);
     } else {
-      this.emitSafely('failed', view, outcome.error, { final: settled === 'failed', durationMs } satisfies FailureInfo);
+      this.emitSafely('failed', view, error, { final: settled === 'failed', durationMs } satisfies FailureInfo);
     }
     this.startJobs();
     if (this.running.size === 0) this.whenIdle?.();
@@ -414,12 +426,14 @@ export interface Worker<Tasks extends TaskMap = AnyTasks> {
   on(event: 'connection', listener: (event: ConnectionEvent) => void): this;
   on(event: 'warning', listener: (warning: WorkerWarning) => void): this;
   on(event: 'lost', listener: (job: JobOf<Tasks>, info: RunInfo) => void): this;
+  on(event: 'snoozed', listener: (job: JobOf<Tasks>, info: SnoozeInfo) => void): this;
   once(event: 'completed', listener: (job: JobOf<Tasks>, result: unknown, info: RunInfo) => void): this;
   once(event: 'failed', listener: (job: JobOf<Tasks>, error: unknown, info: FailureInfo) => void): this;
   once(event: 'error', listener: (error: Error) => void): this;
   once(event: 'connection', listener: (event: ConnectionEvent) => void): this;
   once(event: 'warning', listener: (warning: WorkerWarning) => void): this;
   once(event: 'lost', listener: (job: JobOf<Tasks>, info: RunInfo) => void): this;
+  once(event: 'snoozed', listener: (job: JobOf<Tasks>, info: SnoozeInfo) => void): this;
 }
 
 /**

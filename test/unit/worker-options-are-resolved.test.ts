@@ -31,9 +31,11 @@ test('a bad value is one usage error naming the option, the range and the value'
 test('timeoutMs: one number for every kind, or per kind with * for the others', () => {
   assert.deepEqual(resolveWorkerOptions({ timeoutMs: 500 }).timeoutMs, { '*': 500 });
   const perKind = resolveWorkerOptions({ timeoutMs: { email: 100, '*': 900 } }).timeoutMs;
-  assert.deepEqual([timeoutFor(perKind, 'email'), timeoutFor(perKind, 'report'), timeoutFor(perKind, null), timeoutFor(perKind, 'constructor')], [100, 900, 900, 900]);
+  const of = (kind: string | null, timeoutMs: number | null = null) => ({ kind, timeoutMs });
+  assert.deepEqual([timeoutFor(perKind, of('email')), timeoutFor(perKind, of('report')), timeoutFor(perKind, of(null)), timeoutFor(perKind, of('constructor'))], [100, 900, 900, 900]);
+  assert.equal(timeoutFor(perKind, of('email', 5)), 5, "the job's own first");
   const emailOnly = resolveWorkerOptions({ timeoutMs: { email: 100 } }).timeoutMs;
-  assert.deepEqual([timeoutFor(emailOnly, 'email'), timeoutFor(emailOnly, 'report'), timeoutFor(emailOnly, null)], [100, undefined, undefined]);
+  assert.deepEqual([timeoutFor(emailOnly, of('email')), timeoutFor(emailOnly, of('report')), timeoutFor(emailOnly, of(null))], [100, undefined, undefined]);
 });
 
 test('--timeout reads [kind=]duration, each kind once more overriding', () => {

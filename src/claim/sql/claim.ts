@@ -284,6 +284,7 @@ export function candidatesStale(table: QuotedIdentifier, scope: ClaimScope, stea
 export const LOCK_CANDIDATES_SQL = (table: QuotedIdentifier) => `
   SELECT id, kind, CAST(payload AS CHAR) AS payload, attempts + (status = 'unclaimed') AS attempts, priority,
          lease_expiries + (status = 'claimed') AS leaseExpiries, trace_context AS traceContext, job_group AS \`group\`,
+         snoozes, timeout_ms AS timeoutMs,
          status = 'unclaimed' AND claim_token <> ${UNCOUNTED_TOKEN} AS waiting
     FROM ${table} FORCE INDEX (PRIMARY)
    WHERE id IN (?) AND ${CLAIMABLE}

@@ -42,6 +42,17 @@ export const RELEASE_OWNED_SQL = (table: QuotedIdentifier) => `
          owner_date = NOW(6), run_after = NOW(6)
    WHERE id IN (?) AND claim_token = ?`;
 
+/**
+ * Puts jobs off at their handler's asking (job.snooze): waiting again, due after the delay, with
+ * the attempt their claim counted given back and a snooze counted instead. The run ended in the
+ * handler: lease expiries start again from 0. Params: delay µs, [ids], token.
+ */
+export const SNOOZE_OWNED_SQL = (table: QuotedIdentifier) => `
+  UPDATE ${table} FORCE INDEX (PRIMARY)
+     SET status = 'unclaimed', attempts = attempts - (attempts > 0), snoozes = snoozes + 1, lease_expiries = 0,
+         claim_token = DEFAULT, owner_id = DEFAULT, owner_date = NOW(6), run_after = NOW(6) + INTERVAL ? MICROSECOND
+   WHERE id IN (?) AND claim_token = ?`;
+
 /** Extends the lease of jobs still held, while a slow batch is processed. Params: lease µs, [ids], token. */
 export const EXTEND_LEASE_SQL = (table: QuotedIdentifier) => `
   UPDATE ${table} FORCE INDEX (PRIMARY)

@@ -1,5 +1,5 @@
 import { fstatSync } from 'node:fs';
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { ExitCode, JobqError } from '../../errors.js';
 import type { JobQueue } from '../../job-queue.js';
 import { alteredNumber } from '../../queue/json-text.js';
@@ -7,6 +7,7 @@ import { DEFAULT_PRIORITY } from '../../config/defaults.js';
 import { checkKind, PRIORITY_RANGE, toJobRow } from '../../queue/new-jobs.js';
 import type { EnqueueResult, NewJob, UniqueOptions } from '../../queue/types.js';
 import { addConnectionOptions, numberIn, type ConnectionOptions } from '../options.js';
+import { parseDuration } from '../../config/duration.js';
 import { ProgressLine } from '../progress.js';
 import { withReadyQueue } from '../ready-queue.js';
 
@@ -17,6 +18,7 @@ interface EnqueueOptions extends ConnectionOptions {
   priority?: number;
   key?: string;
   group?: string;
+  timeout?: number;
   uniqueKey?: string;
   uniqueWhile?: 'waiting' | 'active' | 'stored';
   replace?: boolean;
@@ -24,8 +26,8 @@ interface EnqueueOptions extends ConnectionOptions {
 }
 
 /** The fields a --stdin line may have; any other is refused (a misspelt "delya" must not vanish). */
-const LINE_FIELDS = ['kind', 'payload', 'delay', 'priority', 'key', 'group', 'unique'] as const;
-type LineFields = Partial<{ kind: string; payload: unknown; delay: number; priority: number; key: string; group: string; unique: UniqueOptions }>;
+const LINE_FIELDS = ['kind', 'payload', 'delay', 'priority', 'key', 'group', 'timeout', 'unique'] as const;
+type LineFields = Partial<{ kind: string; payload: unknown; delay: number; priority: number; key: string; group: string; timeout: string | number; unique: UniqueOptions }>;
 
 const LINES_PER_CHUNK = 1000;
 
@@ -42,6 +44,7 @@ export function registerEnqueue(program: Command): void {
     )
     .option('--key <key>', 'idempotency key: a job with this key is queued once, however often sent')
     .option('--group <group>', 'the job\'s group (a tenant, an account): claims share the kind between its groups (with --stdin: for lines that name none)')
+    .addOption(new Option('--timeout <duration>', 'a run of the job may take this long (500ms, 30s, 5m), whatever the worker allows (with --stdin: for lines that give none)').argParser(jobTimeoutArgument))
     .option('--unique-key <key>', 'unique job: while a job holds this key, no second one is queued')
     .addOption(new Option('--unique-while <state>', 'while the unique key holds: until the job is first taken, until it is done or failed, or while its row exists').choices(['waiting', 'active', 'stored']))
     .option('--replace', 'debounce: the job waiting with the unique key takes this payload and delay (a job already running is left to run, and this one queued)')
@@ -78,6 +81,20 @@ nothing from its chunk on is written.`,
     });
 }
 
+/** A duration (`30s`, `500ms`, or seconds) in whole milliseconds, as a job's timeoutMs takes it (checked with the job). */
+function durationMs(value: string | number, what: string): number {
+  return Math.round(parseDuration(value, what) * 1000);
+}
+
+/** A commander parser for a job's --timeout. */
+function jobTimeoutArgument(value: string): number {
+  try {
+    return durationMs(value, '--timeout');
+  } catch (error) {
+    throw new InvalidArgumentError(`${(error as Error).message}.`);
+  }
+}
+
 function jobFromFlags(options: EnqueueOptions): NewJob {
   const job: NewJob = {
     ...(options.kind !== undefined && { kind: options.kind }),
@@ -85,6 +102,7 @@ function jobFromFlags(options: EnqueueOptions): NewJob {
     ...(options.priority !== undefined && { priority: options.priority }),
     ...(options.key !== undefined && { key: options.key }),
     ...(options.group !== undefined && { group: options.group }),
+    ...(options.timeout !== undefined && { timeoutMs: options.timeout }),
     ...(options.uniqueKey !== undefined && {
       unique: { key: options.uniqueKey, ...(options.uniqueWhile !== undefined && { while: options.uniqueWhile }), ...(options.replace && { onConflict: 'replace' as const }) },
     }),
@@ -252,6 +270,8 @@ function jobFromLine(line: string, lineNumber: number, options: EnqueueOptions):
     ...((fields.group ?? options.group) !== undefined && { group: fields.group ?? options.group }),
     ...(fields.unique !== undefined && { unique: fields.unique }),
   };
+  const timeoutMs = fields.timeout === undefined ? options.timeout : durationMs(fields.timeout, `line ${lineNumber}: timeout`);
+  if (timeoutMs !== undefined) job.timeoutMs = timeoutMs;
   toJobRow(job, `line ${lineNumber}`);
   return job;
 }

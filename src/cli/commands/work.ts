@@ -22,6 +22,7 @@ interface WorkOptions extends ConnectionOptions {
   once?: boolean;
   lease: number;
   maxAttempts: number;
+  maxSnoozes: number;
   retryDelayMs: number;
   keepDone?: boolean;
   timeout?: Record<string, number>;
@@ -41,6 +42,7 @@ export function registerWork(program: Command): void {
     .option('--once', 'exit when no job is due (delayed jobs and retries wait for the next run): for cron and tests')
     .addOption(optionFor(OPTIONS.leaseSeconds))
     .addOption(optionFor(OPTIONS.maxAttempts))
+    .addOption(optionFor(OPTIONS.maxSnoozes))
     .addOption(optionFor(OPTIONS.retryDelayMs))
     .option('--keep-done', 'mark finished jobs done instead of deleting them')
     .addOption(new Option(OPTIONS.timeoutMs.flags, OPTIONS.timeoutMs.help).argParser(timeoutArgument))
@@ -52,11 +54,13 @@ export function registerWork(program: Command): void {
       'after',
       `
 The handler module:
-  export default async function (job) { ... }          // job: { id, kind, payload, attempts, signal }
+  export default async function (job) { ... }          // job: { id, kind, payload, attempts, signal, snooze }
   export default { email: async (job) => { ... } }     // or one handler per kind; only those are claimed
 
 A handler that returns completes its job; one that throws sends it back to the queue after
 --retry-delay-ms, doubling per attempt, and to failed after --max-attempts (with the error kept).
+One that calls job.snooze(seconds) puts its job off that long, its attempt given back, at most
+--max-snoozes times.
 With --timeout, a handler still running after that long sees job.signal fire and its run fails
 ("timed out after N ms"); one that ignores the signal is given up on a second later.
 Ctrl-C stops gracefully: running jobs finish, claimed jobs not yet started go back at once.
@@ -80,6 +84,7 @@ Examples:
         batchSize: options.batchSize,
         leaseSeconds: options.lease,
         maxAttempts: options.maxAttempts,
+        maxSnoozes: options.maxSnoozes,
         retryDelayMs: options.retryDelayMs,
         keepDone: options.keepDone ?? false,
         once: options.once ?? false,

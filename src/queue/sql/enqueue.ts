@@ -16,15 +16,15 @@ import { DEBOUNCE_UPDATES_SQL } from './unique-jobs.js';
  * A unique job's key held by another job makes the insert's row a duplicate too, and `debounce`
  * (some row debounces) adds what that does to the holder (sql/unique-jobs.ts).
  * Params, per row: job_key, kind, payload, d, e, priority, delay in microseconds, trace context,
- * group, unique key, unique scope, and the marker unless uncounted (see insertValues).
+ * group, unique key, unique scope, timeout, and the marker unless uncounted (see insertValues).
  */
 export const insertJobsSql = (table: QuotedIdentifier, rows: number, { uncounted = false, debounce = false } = {}) => `
   INSERT INTO ${table} (${INSERT_COLUMNS}) VALUES
   ${Array.from({ length: rows }, () => rowValues(uncounted)).join(',\n  ')}
   ON DUPLICATE KEY UPDATE job_key = job_key${debounce ? DEBOUNCE_UPDATES_SQL : ''}`;
 
-const INSERT_COLUMNS = 'job_key, kind, payload, d, e, priority, run_after, trace_context, job_group, unique_key, unique_while, claim_token';
-const rowValues = (uncounted: boolean) => `(?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND, ?, ?, ?, ?, ${uncounted ? UNCOUNTED_TOKEN : '?'})`;
+const INSERT_COLUMNS = 'job_key, kind, payload, d, e, priority, run_after, trace_context, job_group, unique_key, unique_while, timeout_ms, claim_token';
+const rowValues = (uncounted: boolean) => `(?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND, ?, ?, ?, ?, ?, ${uncounted ? UNCOUNTED_TOKEN : '?'})`;
 
 /** The values of insertJobsSql or insertOneJobSql for these rows, sent with `marker` (none: uncounted). */
 export const insertValues = (rows: readonly JobRow[], marker: Buffer | undefined): unknown[] => (marker === undefined ? rows.flat() : rows.flatMap((row) => [...row, marker]));

@@ -305,7 +305,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 20,
-    description: 'unique jobs',
+    description: 'unique jobs, snoozes, timeouts per job',
     // A unique job's key, and while it holds (UNIQUE_SCOPES); unique_holder is the key while it
     // holds and NULL otherwise, under a unique index: two enqueues of one key race to the index,
     // never to a read, on any number of connections and servers. STORED, as in schema 4: a claim
@@ -313,9 +313,13 @@ export const MIGRATIONS: readonly Migration[] = [
     // claimed is told by its owner_date, which its insert sets to its created_at and every claim
     // moves: a job claimed once and back waiting (a retry, a hand-back) holds no 'waiting' key, so
     // that it cannot collide with the job queued with that key meanwhile. A partitioned table
-    // cannot have the unique index; jobq refuses unique jobs there.
+    // cannot have the unique index; jobq refuses unique jobs there. `snoozes` counts the times
+    // a handler put its job off (job.snooze), apart from attempts; `timeout_ms` is the job's own
+    // timeout, over the worker's.
     sql: (table, _server, partitioned) => `
       ALTER TABLE ${table}
+        ADD COLUMN snoozes SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+        ADD COLUMN timeout_ms INT UNSIGNED NULL DEFAULT NULL,
         ADD COLUMN unique_key VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NULL DEFAULT NULL,
         ADD COLUMN unique_while ENUM(${UNIQUE_SCOPES.map((scope) => `'${scope}'`).join(', ')}) NULL DEFAULT NULL,
         ADD COLUMN unique_holder VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin AS (${UNIQUE_HOLDER_SQL}) STORED,
