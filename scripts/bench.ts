@@ -533,12 +533,17 @@ async function alternating(drains: Record<string, () => Promise<Result>>): Promi
   });
 }
 
-/** 1,000,000 jobs kept as done, ended a day ago, in ten INSERT ... SELECTs (MySQL and MariaDB alike). */
+/**
+ * 1,000,000 jobs kept as done, ended a day ago, in ten INSERT ... SELECTs (MySQL and MariaDB
+ * alike). The job key is `given_key` from schema 20 on, `job_key` in a table of an earlier build.
+ */
 async function insertDoneRows(table: string): Promise<void> {
+  const [[keyed]] = (await admin.query('SELECT COUNT(*) AS given FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND COLUMN_NAME = ?', [database, table, 'given_key'])) as unknown as [[{ given: number }]];
+  const keyColumn = Number(keyed.given) === 1 ? 'given_key' : 'job_key';
   const digits = '(SELECT 0 AS n UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9)';
   for (let block = 0; block < 10; block++) {
     await admin.query(`
-      INSERT INTO \`${database}\`.${table} (job_key, kind, status, run_after)
+      INSERT INTO \`${database}\`.${table} (${keyColumn}, kind, status, run_after)
       SELECT CONCAT('done-${block}-', a.n, b.n, c.n, d.n, e.n), 'k', 'done', NOW(6) - INTERVAL 1 DAY
         FROM ${digits} a, ${digits} b, ${digits} c, ${digits} d, ${digits} e`);
   }

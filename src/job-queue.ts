@@ -24,7 +24,7 @@ import { enqueueDueTicks, listSchedules, removeSchedule, saveSchedule, type Sche
 import { DirectClaims, type FailOptions, type SettleOptions } from './claim/direct-claims.js';
 import { hasPendingWork } from './claim/sql/claim.js';
 import { JOBS_BY_KEY_SQL } from './queue/sql/enqueue.js';
-import { JOBS_BY_UNIQUE_KEY_SQL } from './queue/sql/unique-jobs.js';
+import { heldUniqueKey, JOBS_BY_UNIQUE_KEY_SQL } from './queue/sql/unique-jobs.js';
 import { COUNT_LANES_SQL } from './claim/sql/lanes.js';
 import { readFailedJobs, requeueFailedJobs } from './queue/failed-jobs.js';
 import * as pauseSql from './claim/sql/pause.js';
@@ -198,7 +198,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
   /** The ids of the jobs that hold these unique keys now (see {@link UniqueOptions}); a key no job holds is not in the map. */
   async jobIdsByUniqueKey(keys: readonly string[]): Promise<Map<string, number>> {
     if (keys.length === 0) return new Map();
-    const rows = await this.run<Array<{ unique_key: string; id: number }>>(JOBS_BY_UNIQUE_KEY_SQL(this.quotedTable), [keys]);
+    const rows = await this.run<Array<{ unique_key: string; id: number }>>(JOBS_BY_UNIQUE_KEY_SQL(this.quotedTable), [keys.map(heldUniqueKey)]);
     return new Map(rows.map((row) => [row.unique_key, Number(row.id)]));
   }
 

@@ -32,7 +32,7 @@ test('jobq prune says how many went; failed jobs by their own age; no age given 
   const { db } = context;
   const table = `\`${db.name}\`.jobs`;
   await db.admin.query(`DELETE FROM ${table}`);
-  await db.admin.query(`INSERT INTO ${table} (job_key, status, run_after) VALUES ('f1', 'failed', NOW(6) - INTERVAL 40 DAY), ('f2', 'failed', NOW(6) - INTERVAL 2 DAY), ('d1', 'done', NOW(6) - INTERVAL 40 DAY)`);
+  await db.admin.query(`INSERT INTO ${table} (given_key, status, run_after) VALUES ('f1', 'failed', NOW(6) - INTERVAL 40 DAY), ('f2', 'failed', NOW(6) - INTERVAL 2 DAY), ('d1', 'done', NOW(6) - INTERVAL 40 DAY)`);
   const result = await runCli(['prune', '--failed-older-than', '30d', '--database-url', db.url]);
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stdout.trim(), 'pruned 0 done and 1 failed jobs in 1 chunk');

@@ -142,6 +142,7 @@ test('bad unique options are refused with one line, from the library and the CLI
   await refused({ key: 'k', onConflict: 'merge' }, /^job: unique\.onConflict must be "keep" or "replace", not "merge"$/);
   await refused({ key: 'k', while: 'active', onConflict: 'replace' }, /^job: unique\.onConflict "replace" holds the key while the job waits; leave out unique\.while "active"$/);
   await refused({ key: 'k', for: 60 }, /^job: unique has no field "for"; it takes "key", "while", "onConflict"$/);
+  await assert.rejects(queue.enqueue({ kind: 'bad', key: 'k', unique: { key: 'k' } }), /^JobqError: job: give key or unique, not both: unique\.key with while "stored" holds as key does$/);
 
   const cli = (args: string[], input?: string) => runCli(['enqueue', '--kind', 'bad', ...args, '--database-url', db.url], {}, input);
   for (const [args, stderr] of [

@@ -7,8 +7,8 @@ import type { Database } from '../db/database.js';
 import type { Statement } from '../db/transaction.js';
 import { isDuplicateKey } from '../db/server-errors.js';
 import { idRange, KeyedInsert, type IdRange } from './keyed-insert.js';
-import type { JobRow } from './new-jobs.js';
-import { idRangeOfKeysSql, insertJobsSql, insertOneJobSql, insertValues } from './sql/enqueue.js';
+import { indexKeyOf, type JobRow } from './new-jobs.js';
+import { ID_RANGE_OF_KEYS_SQL, insertJobsSql, insertOneJobSql, insertValues } from './sql/enqueue.js';
 import { countNewJobs, NEW_JOBS_TABLE, newMarker } from './new-job-count.js';
 import { UNCOUNTED_UP_TO } from './uncounted-jobs.js';
 import { RENEW_WRITER_LEASE_SQL, WRITER_LEASE_MARGIN_MS, WRITER_LEASE_MS } from './sql/uncounted-jobs.js';
@@ -213,7 +213,7 @@ export class JobInserts {
 
   /**
    * Whether the table is partitioned (and the rows go in by insertKeyed); unique jobs are refused
-   * there, having no unique index to hold them (sql/partitions.ts).
+   * there, its job_key index not being unique (sql/partitions.ts).
    */
   private async partitionedFor(rows: readonly JobRow[]): Promise<boolean> {
     const partitioned = await this.partitioned();
@@ -342,16 +342,10 @@ function insertShape(rows: readonly JobRow[], marker: Buffer | undefined): { unc
   return { uncounted: marker === undefined, debounce: rows.some((row) => row[10] === 'debounce') };
 }
 
-/**
- * The read of the ids the rows' keys ended up with (sql/enqueue.ts): by their job keys, and those
- * with a unique key by it; and how many distinct keys it finds when every row is in.
- */
+/** The read of the ids the rows' keys ended up with (sql/enqueue.ts), and how many distinct keys it finds when every row is in. */
 function idRangeOfKeys(table: QuotedIdentifier, rows: readonly JobRow[]): { statement: Statement; distinct: number } {
-  const keys = [...new Set(rows.filter((row) => row[9] === null).map((row) => row[0]))];
-  const uniqueKeys = [...new Set(rows.flatMap((row) => (row[9] === null ? [] : [row[9]])))];
-  if (uniqueKeys.length === 0) return { statement: [idRangeOfKeysSql(table, false), [keys]], distinct: keys.length };
-  // IN (NULL) matches nothing, where an empty list would be a syntax error.
-  return { statement: [idRangeOfKeysSql(table, true), [keys.length === 0 ? [null] : keys, uniqueKeys]], distinct: keys.length + uniqueKeys.length };
+  const keys = [...new Set(rows.map(indexKeyOf))];
+  return { statement: [ID_RANGE_OF_KEYS_SQL(table), [keys]], distinct: keys.length };
 }
 
 /** Rows in INSERT-sized chunks: at most CHUNK_ROWS rows and about CHUNK_BYTES of values. */

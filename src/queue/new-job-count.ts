@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { QuotedIdentifier } from '../config/identifiers.js';
 import type { Statement } from '../db/transaction.js';
-import type { JobRow } from './new-jobs.js';
+import { indexKeyOf, type JobRow } from './new-jobs.js';
 import { COUNT_NEW_JOBS_BY_MARKER_SQL, countNewJobsSql, DELETE_NEW_JOBS_SQL, LOCK_NEW_JOBS_SQL } from './sql/new-jobs.js';
 import type { Database } from '../db/database.js';
 import { counterShard, KeptDeltas } from '../claim/kept-counts.js';
@@ -23,7 +23,7 @@ export const NEW_JOBS_TABLE = 'jobq_new_jobs';
  * insert's time: bench-results/README.md).
  */
 export function countNewJobs(target: { queue: string; jobs: QuotedIdentifier; newJobs: string }, rows: readonly JobRow[], keysFree: boolean, marker: Buffer): Statement {
-  if (!keysFree) return [COUNT_NEW_JOBS_BY_MARKER_SQL(target.newJobs, target.jobs), [target.queue, rows.map((row) => row[0]), marker]];
+  if (!keysFree) return [COUNT_NEW_JOBS_BY_MARKER_SQL(target.newJobs, target.jobs), [target.queue, rows.map(indexKeyOf), marker]];
   const byKind = new Map<string, number>();
   for (const row of rows) byKind.set(row[1] ?? '', (byKind.get(row[1] ?? '') ?? 0) + 1);
   return [countNewJobsSql(target.newJobs, byKind.size), [...byKind].flatMap(([kind, jobs]) => [target.queue, kind, jobs])];

@@ -3,7 +3,7 @@ import { ExitCode, JobqError } from '../errors.js';
 import { DEFAULT_PRIORITY } from '../config/defaults.js';
 import { unstorableJson } from './json-text.js';
 import { MAX_PAYLOAD_BYTES, type UniqueOptions, type UntypedNewJob } from './types.js';
-import type { UniqueScope } from './sql/unique-jobs.js';
+import { heldUniqueKey, type UniqueScope } from './sql/unique-jobs.js';
 import { describeRange, inRange, OPTIONS } from '../config/options.js';
 import { EVERY_KIND } from '../claim/sql/limits.js';
 
@@ -68,6 +68,7 @@ export function toJobRow(job: DemoJob, position: string): JobRow {
   if (typeof delaySeconds !== 'number' || !Number.isFinite(delaySeconds) || delaySeconds < 0 || delaySeconds > MAX_DELAY_SECONDS) {
     fail(`delay must be a number of seconds from 0 to ${MAX_DELAY_SECONDS}, not ${JSON.stringify(job.delaySeconds)}`);
   }
+  if (job.key !== undefined && job.unique !== undefined) fail('give key or unique, not both: unique.key with while "stored" holds as key does');
   if (job.timeoutMs !== undefined && !inRange(OPTIONS.timeoutMs, job.timeoutMs)) fail(`timeoutMs must be ${describeRange(OPTIONS.timeoutMs)}, not ${JSON.stringify(job.timeoutMs)}`);
   const unique = job.unique === undefined ? undefined : uniqueOf(job.unique, fail);
   return [
@@ -104,6 +105,9 @@ function uniqueOf(unique: UniqueOptions, fail: (what: string) => never): { key: 
   }
   return { key: unique.key, scope: unique.while ?? 'active' };
 }
+
+/** A row's key as the unique job_key index holds it once the row is in: its unique key, if it has one (sql/unique-jobs.ts), else its key. */
+export const indexKeyOf = (row: JobRow): string => (row[9] === null ? row[0] : heldUniqueKey(row[9]));
 
 /** A kind as stored: a string of 1-64 characters, not `*` (in limits, every kind). Throws one line otherwise. */
 export function checkKind(kind: unknown, position?: string): string {

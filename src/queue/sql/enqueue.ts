@@ -4,26 +4,28 @@ import { UNCOUNTED_TOKEN } from '../../claim/sql/counters.js';
 import { DEBOUNCE_UPDATES_SQL } from './unique-jobs.js';
 /**
  * Inserting jobs, many rows per statement (one round trip and one commit per chunk).
- * `job_key` is unique and made by the client: when a connection drops during the COMMIT, the
- * outcome is unknown, and the writer sends the same rows again; rows that did land are matched
- * by their key and left as they are, so nothing is duplicated.
+ * A job's key (`given_key`, which the unique `job_key` holds) is made by the client: when a
+ * connection drops during the COMMIT, the outcome is unknown, and the writer sends the same rows
+ * again; rows that did land are matched by their key and left as they are, so nothing is
+ * duplicated.
  * The due time is computed by the server (`NOW(6)` plus the delay), never by the client's clock.
- * The no-op update names job_key, not id: MySQL refuses to "update" the auto-increment column of
- * a row the same statement inserted (a key given twice in one batch), errno 1869.
+ * The no-op update names given_key, not id: MySQL refuses to "update" the auto-increment column
+ * of a row the same statement inserted (a key given twice in one batch), errno 1869.
  * A new job's claim token is the insert's marker, by which the insert can count the rows it made
  * (sql/new-jobs.ts), or, with `uncounted`, says that it is not counted yet (sql/uncounted-jobs.ts);
  * a claim replaces it.
- * A unique job's key held by another job makes the insert's row a duplicate too, and `debounce`
+ * A unique job's key held by another job makes the insert's row a duplicate of that job (job_key
+ * holds it then: sql/unique-jobs.ts), and `debounce`
  * (some row debounces) adds what that does to the holder (sql/unique-jobs.ts).
- * Params, per row: job_key, kind, payload, d, e, priority, delay in microseconds, trace context,
+ * Params, per row: job key, kind, payload, d, e, priority, delay in microseconds, trace context,
  * group, unique key, unique scope, timeout, and the marker unless uncounted (see insertValues).
  */
 export const insertJobsSql = (table: QuotedIdentifier, rows: number, { uncounted = false, debounce = false } = {}) => `
   INSERT INTO ${table} (${INSERT_COLUMNS}) VALUES
   ${Array.from({ length: rows }, () => rowValues(uncounted)).join(',\n  ')}
-  ON DUPLICATE KEY UPDATE job_key = job_key${debounce ? DEBOUNCE_UPDATES_SQL : ''}`;
+  ON DUPLICATE KEY UPDATE given_key = given_key${debounce ? DEBOUNCE_UPDATES_SQL : ''}`;
 
-const INSERT_COLUMNS = 'job_key, kind, payload, d, e, priority, run_after, trace_context, job_group, unique_key, unique_while, timeout_ms, claim_token';
+const INSERT_COLUMNS = 'given_key, kind, payload, d, e, priority, run_after, trace_context, job_group, unique_key, unique_while, timeout_ms, claim_token';
 const rowValues = (uncounted: boolean) => `(?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND, ?, ?, ?, ?, ?, ${uncounted ? UNCOUNTED_TOKEN : '?'})`;
 
 /** The values of insertJobsSql or insertOneJobSql for these rows, sent with `marker` (none: uncounted). */
@@ -48,14 +50,7 @@ export const JOBS_BY_KEY_SQL = (table: QuotedIdentifier) => `
 
 /**
  * The ids the keys ended up with, and how many of the keys are there (a covering read of the
- * unique index); `unique`: and of the jobs holding the unique keys. Params: [keys], and [unique
- * keys] with `unique`.
+ * unique index). Params: [keys, as job_key holds them (indexKeyOf)].
  */
-export const idRangeOfKeysSql = (table: QuotedIdentifier, unique: boolean) =>
-  unique
-    ? `
-  SELECT MIN(id) AS first_id, MAX(id) AS last_id, COUNT(*) AS found FROM (
-    SELECT id FROM ${table} FORCE INDEX (job_key) WHERE job_key IN (?)
-    UNION ALL SELECT id FROM ${table} FORCE INDEX (unique_holder) WHERE unique_holder IN (?)) AS held`
-    : `
+export const ID_RANGE_OF_KEYS_SQL = (table: QuotedIdentifier) => `
   SELECT MIN(id) AS first_id, MAX(id) AS last_id, COUNT(*) AS found FROM ${table} FORCE INDEX (job_key) WHERE job_key IN (?)`;

@@ -19,7 +19,7 @@ export const FAILED_PAGE_SQL = (table: QuotedIdentifier) => `
  * duplicate key, and the chunk is locked again.
  */
 const KEY_FREE = (table: QuotedIdentifier) => `
-     AND NOT (f.unique_while <=> 'active' AND EXISTS (SELECT 1 FROM ${table} AS holder FORCE INDEX (unique_holder) WHERE holder.unique_holder = f.unique_key))`;
+     AND NOT (f.unique_while <=> 'active' AND EXISTS (SELECT 1 FROM ${table} AS holder FORCE INDEX (job_key) WHERE holder.job_key = CONCAT(' ', f.unique_key)))`;
 
 /** The failed jobs among these, locked. Params: [ids]. */
 export const LOCK_FAILED_SQL = (table: QuotedIdentifier) => `

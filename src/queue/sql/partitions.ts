@@ -17,19 +17,18 @@ export const PARTITIONS_SQL = `
    GROUP BY PARTITION_METHOD`;
 
 /**
- * Partitions the table (or partitions it anew). `job_key` and `unique_holder` stop being unique
- * indexes, which a partitioned table cannot have without `id` in them; jobq_job_keys holds the
- * job keys' uniqueness instead (sql/job-keys.ts), and unique jobs are refused. The ALTER copies
- * the table: minutes for millions of rows.
+ * Partitions the table (or partitions it anew). `job_key` stops being a unique index, which a
+ * partitioned table cannot have without `id` in it; jobq_job_keys holds its uniqueness instead
+ * (sql/job-keys.ts). The ALTER copies the table: minutes for millions of rows.
  */
-export const partitionTableSql = (table: QuotedIdentifier, method: PartitionMethod, count: number, keysAreUnique: boolean) => `
+export const partitionTableSql = (table: QuotedIdentifier, method: PartitionMethod, count: number, keyIsUnique: boolean) => `
   ALTER TABLE ${table}
-  ${keysAreUnique ? 'DROP INDEX job_key, ADD KEY job_key (job_key), DROP INDEX unique_holder, ADD KEY unique_holder (unique_holder)' : ''}
+  ${keyIsUnique ? 'DROP INDEX job_key, ADD KEY job_key (job_key)' : ''}
   PARTITION BY ${method === 'hash' ? 'HASH' : 'KEY'} (id) PARTITIONS ${count}`;
 
 /**
- * Back to one table, with the unique indexes of an unpartitioned table. One statement: a table
- * left unpartitioned without them would take a key twice.
+ * Back to one table, with the unique job_key index of an unpartitioned table. One statement: a
+ * table left unpartitioned without its unique index would take a key twice.
  */
 export const unpartitionTableSql = (table: QuotedIdentifier) => `
-  ALTER TABLE ${table} DROP INDEX job_key, ADD UNIQUE KEY job_key (job_key), DROP INDEX unique_holder, ADD UNIQUE KEY unique_holder (unique_holder) REMOVE PARTITIONING`;
+  ALTER TABLE ${table} DROP INDEX job_key, ADD UNIQUE KEY job_key (job_key) REMOVE PARTITIONING`;

@@ -11,7 +11,7 @@ import { CREATE_PAUSED_KINDS_TABLE_SQL } from '../../claim/sql/pause.js';
 import { CREATE_SCHEDULES_TABLE_SQL } from './schedules.js';
 import type { QuotedIdentifier } from '../../config/identifiers.js';
 import { MAX_TRACE_CONTEXT_LENGTH } from '../../tracing/job-spans.js';
-import { UNIQUE_HOLDER_SQL, UNIQUE_SCOPES } from './unique-jobs.js';
+import { JOB_KEY_SQL, UNIQUE_SCOPES } from './unique-jobs.js';
 
 /**
  * The jobs table's history, one numbered migration each. `setup-tables` applies the ones a table
@@ -306,24 +306,26 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 20,
     description: 'unique jobs, snoozes, timeouts per job',
-    // A unique job's key, and while it holds (UNIQUE_SCOPES); unique_holder is the key while it
-    // holds and NULL otherwise, under a unique index: two enqueues of one key race to the index,
-    // never to a read, on any number of connections and servers. STORED, as in schema 4: a claim
-    // or settle of a job without a unique key leaves its NULL entry alone. A job that was never
-    // claimed is told by its owner_date, which its insert sets to its created_at and every claim
-    // moves: a job claimed once and back waiting (a retry, a hand-back) holds no 'waiting' key, so
-    // that it cannot collide with the job queued with that key meanwhile. A partitioned table
-    // cannot have the unique index; jobq refuses unique jobs there. `snoozes` counts the times
-    // a handler put its job off (job.snooze), apart from attempts; `timeout_ms` is the job's own
-    // timeout, over the worker's.
+    // A unique job's key, and while it holds (UNIQUE_SCOPES). The unique job_key index holds the
+    // unique keys too: job_key becomes a column generated from the job key (now `given_key`) and
+    // the unique key while it holds (sql/unique-jobs.ts), so that two enqueues of one key race to
+    // the index, never to a read, on any number of connections and servers. An index of its own
+    // for the unique keys cost every job an entry more to write and delete: drains without unique
+    // jobs lost 8 % (bench-results/unique-index-ab.json). STORED, as in schema 4: a claim or
+    // settle of a job without a unique key leaves its entry alone. On a partitioned table the
+    // index is not unique (sql/partitions.ts), and jobq refuses unique jobs there. `snoozes`
+    // counts the times a handler put its job off (job.snooze), apart from attempts; `timeout_ms`
+    // is the job's own timeout, over the worker's.
     sql: (table, _server, partitioned) => `
       ALTER TABLE ${table}
+        DROP INDEX job_key,
+        CHANGE job_key given_key VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NULL DEFAULT NULL,
         ADD COLUMN snoozes SMALLINT UNSIGNED NOT NULL DEFAULT 0,
         ADD COLUMN timeout_ms INT UNSIGNED NULL DEFAULT NULL,
         ADD COLUMN unique_key VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NULL DEFAULT NULL,
         ADD COLUMN unique_while ENUM(${UNIQUE_SCOPES.map((scope) => `'${scope}'`).join(', ')}) NULL DEFAULT NULL,
-        ADD COLUMN unique_holder VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin AS (${UNIQUE_HOLDER_SQL}) STORED,
-        ADD ${partitioned ? 'KEY' : 'UNIQUE KEY'} unique_holder (unique_holder),
+        ADD COLUMN job_key VARCHAR(65) CHARACTER SET ascii COLLATE ascii_bin AS (${JOB_KEY_SQL}) STORED,
+        ADD ${partitioned ? 'KEY' : 'UNIQUE KEY'} job_key (job_key),
         COMMENT = '${schemaComment(20)}'`,
   },
 ];

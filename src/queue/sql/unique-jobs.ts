@@ -9,11 +9,22 @@ import type { QuotedIdentifier } from '../../config/identifiers.js';
 export const UNIQUE_SCOPES = ['waiting', 'active', 'stored', 'debounce'] as const;
 export type UniqueScope = (typeof UNIQUE_SCOPES)[number];
 
-/** The key while it holds, else NULL: the expression of the generated unique_holder column (schema 20). */
-export const UNIQUE_HOLDER_SQL = `CASE unique_while
-      WHEN 'stored' THEN unique_key
-      WHEN 'active' THEN IF(status IN ('unclaimed', 'claimed'), unique_key, NULL)
-      ELSE IF(status = 'unclaimed' AND owner_date = created_at, unique_key, NULL) END`;
+/**
+ * A unique key as the job_key index holds it: behind a space, which no job key may hold, so that
+ * unique keys and job keys never meet.
+ */
+export const heldUniqueKey = (key: string): string => ` ${key}`;
+
+/**
+ * The expression of the generated job_key column (schema 20): the job's unique key while it
+ * holds (behind a space), else its job key (`given_key`). A job that was never claimed is told by
+ * its owner_date, which its insert sets to its created_at and every claim moves for good.
+ */
+export const JOB_KEY_SQL = `IF(unique_key IS NOT NULL AND CASE unique_while
+        WHEN 'stored' THEN TRUE
+        WHEN 'active' THEN status IN ('unclaimed', 'claimed')
+        ELSE status = 'unclaimed' AND owner_date = created_at END,
+      CONCAT(' ', unique_key), given_key)`;
 
 /**
  * What an insert that meets a held key does to the job holding it, after the ON DUPLICATE KEY
@@ -25,6 +36,6 @@ export const DEBOUNCE_UPDATES_SQL = `,
     payload = IF(VALUES(unique_while) = 'debounce' AND status = 'unclaimed' AND unique_key = VALUES(unique_key), VALUES(payload), payload),
     run_after = IF(VALUES(unique_while) = 'debounce' AND status = 'unclaimed' AND unique_key = VALUES(unique_key), VALUES(run_after), run_after)`;
 
-/** The jobs that hold these unique keys now. Params: [keys]. */
+/** The jobs that hold these unique keys now. Params: [keys, each heldUniqueKey]. */
 export const JOBS_BY_UNIQUE_KEY_SQL = (table: QuotedIdentifier) => `
-  SELECT unique_holder AS unique_key, id FROM ${table} FORCE INDEX (unique_holder) WHERE unique_holder IN (?)`;
+  SELECT unique_key, id FROM ${table} FORCE INDEX (job_key) WHERE job_key IN (?)`;
