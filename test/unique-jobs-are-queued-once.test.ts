@@ -131,6 +131,48 @@ test('enqueueMany and enqueues in a transaction honour unique keys: a key twice 
   await assertWaitingCounted('enqueues in transactions');
 });
 
+test('windowSeconds: the key holds that long from the first enqueue, whatever becomes of the job, then queues a new one; in batches and transactions too; prune deletes ended windows', async () => {
+  const { queue, db } = context;
+  const windowed = (payload: number, key = 'once-a-second') => queue.enqueue({ kind: 'windowed', payload, unique: { key, windowSeconds: 1 } });
+  const before = performance.now();
+  const first = await windowed(1);
+  assert.equal(await windowed(2), first, 'held while it waits');
+  await queue.complete(await queue.claim({ batchSize: 10, leaseSeconds: 60, kinds: ['windowed'] }));
+  assert.deepEqual(await rowsOf('windowed'), [], 'done and deleted');
+  assert.equal(await windowed(3), first, 'held after its job is gone');
+  let next = first;
+  await waitUntil(async () => (next = await windowed(4)) !== first, 'the window to end');
+  assert.ok(performance.now() - before >= 1000, `a new job ${performance.now() - before} ms after the first enqueue`);
+  assert.equal(await windowed(5), next, 'held again, for the new job');
+  assert.deepEqual((await rowsOf('windowed')).map((row) => [row.id, row.payload]), [[next, '4']]);
+
+  const many = await queue.enqueueMany([
+    { kind: 'windowed', payload: 6, unique: { key: 'w-many', windowSeconds: 60 } },
+    { kind: 'windowed', payload: 7, unique: { key: 'w-many', windowSeconds: 60 } },
+    { kind: 'windowed', payload: 8 },
+  ]);
+  assert.equal(many.count, 3);
+  assert.deepEqual((await rowsOf('windowed')).map((row) => row.payload), ['4', '6', '8']);
+
+  const app = await mysql.createConnection(serverConnectionOptions(db.name));
+  try {
+    await app.query('START TRANSACTION');
+    const rolledBack = await queue.enqueue({ kind: 'windowed', unique: { key: 'w-tx', windowSeconds: 60 } }, { transaction: app });
+    await app.query('ROLLBACK');
+    assert.notEqual(await queue.enqueue({ kind: 'windowed', unique: { key: 'w-tx', windowSeconds: 60 } }), rolledBack, 'a rolled-back window holds nothing');
+    const outside = await queue.enqueue({ kind: 'windowed', unique: { key: 'w-own', windowSeconds: 60 } }, { connection: app });
+    assert.equal(await queue.enqueue({ kind: 'windowed', unique: { key: 'w-own', windowSeconds: 60 } }), outside, 'on a connection in autocommit, in a transaction of its own');
+  } finally {
+    await app.end();
+  }
+  await assertWaitingCounted('windowed enqueues');
+  await db.admin.query("UPDATE jobq_unique_windows SET until = IF(unique_key LIKE 'w-%', NOW(6) - INTERVAL 1 SECOND, NOW(6) + INTERVAL 1 HOUR)");
+  assert.equal((await queue.prune({ doneOlderThan: '1d' })).windows, 3);
+  assert.deepEqual((await db.rows<{ unique_key: string }>('SELECT unique_key FROM jobq_unique_windows')).map((row) => row.unique_key), ['once-a-second']);
+  await db.admin.query("DELETE FROM jobs WHERE kind = 'windowed'");
+  await queue.recount();
+});
+
 test('bad unique options are refused with one line, from the library and the CLI (exit 2), and nothing is queued; a partitioned table refuses unique jobs', async () => {
   const { queue, db } = context;
   const before = await db.rows('SELECT id FROM jobs');
@@ -141,7 +183,9 @@ test('bad unique options are refused with one line, from the library and the CLI
   await refused({ key: 'k', while: 'soon' }, /^job: unique\.while must be "waiting", "active" or "stored", not "soon"$/);
   await refused({ key: 'k', onConflict: 'merge' }, /^job: unique\.onConflict must be "keep" or "replace", not "merge"$/);
   await refused({ key: 'k', while: 'active', onConflict: 'replace' }, /^job: unique\.onConflict "replace" holds the key while the job waits; leave out unique\.while "active"$/);
-  await refused({ key: 'k', for: 60 }, /^job: unique has no field "for"; it takes "key", "while", "onConflict"$/);
+  await refused({ key: 'k', for: 60 }, /^job: unique has no field "for"; it takes "key", "while", "onConflict", "windowSeconds"$/);
+  await refused({ key: 'k', windowSeconds: 0 }, /^job: unique\.windowSeconds must be a number of seconds above 0, at most 315360000, not 0$/);
+  await refused({ key: 'k', windowSeconds: 60, while: 'active' }, /^job: unique\.windowSeconds holds the key for a time, whatever becomes of the job; leave out unique\.while$/);
   await assert.rejects(queue.enqueue({ kind: 'bad', key: 'k', unique: { key: 'k' } }), /^JobqError: job: give key or unique, not both: unique\.key with while "stored" holds as key does$/);
 
   const cli = (args: string[], input?: string) => runCli(['enqueue', '--kind', 'bad', ...args, '--database-url', db.url], {}, input);
@@ -188,7 +232,7 @@ test('10 processes enqueue one unique key 100 times each at once: one job, and e
     Promise.all(Array.from({ length: 10 }, (_, p) => promisify(execFile)(process.execPath, [PRODUCER, '100', key, mode, `p${p}`, delay], { env }).then(({ stdout }) => JSON.parse(stdout) as number[])));
   const keyed = (key: string) => db.rows<{ id: number; payload: string }>('SELECT id, CAST(payload AS CHAR) AS payload FROM jobs WHERE unique_key = ?', [key]);
 
-  for (const mode of ['waiting', 'active', 'stored']) {
+  for (const mode of ['waiting', 'active', 'stored', 'window']) {
     const ids = await produce(`race-${mode}`, mode);
     const rows = await keyed(`race-${mode}`);
     assert.equal(rows.length, 1, `one job for ${mode}`);

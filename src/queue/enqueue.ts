@@ -7,7 +7,8 @@ import type { Database } from '../db/database.js';
 import type { Statement } from '../db/transaction.js';
 import { isDuplicateKey } from '../db/server-errors.js';
 import { idRange, KeyedInsert, type IdRange } from './keyed-insert.js';
-import { indexKeyOf, type JobRow } from './new-jobs.js';
+import { indexKeyOf, windowOf, type JobRow } from './new-jobs.js';
+import * as uniqueSql from './sql/unique-jobs.js';
 import { ID_RANGE_OF_KEYS_SQL, insertJobsSql, insertOneJobSql, insertValues } from './sql/enqueue.js';
 import { countNewJobs, NEW_JOBS_TABLE, newMarker } from './new-job-count.js';
 import { UNCOUNTED_UP_TO } from './uncounted-jobs.js';
@@ -96,6 +97,7 @@ export class JobInserts {
     await this.listKinds([row]);
     return this.traced([row], (id) => id, async () => {
       if (await this.partitionedFor([row])) return (await this.insertKeyed([row], caller, true))!.firstId!;
+      if (windowOf(row) !== undefined) return this.insertWindowed(row, caller);
       if (this.readsBackInserts(caller)) return (await this.insertReadBack([row], keysGiven)).firstId!;
       const insert = (marker: Buffer | undefined): Statement => [insertOneJobSql(this.tableFor(caller), insertShape([row], marker)), insertValues([row], marker)];
       const [inserted] = (await this.insertCounted(caller, [row], keysGiven, insert)) as [{ insertId: number }];
@@ -149,13 +151,42 @@ export class JobInserts {
     const partitioned = await this.partitionedFor(rows);
     let firstId: number | null = null;
     let lastId: number | null = null;
-    for (const chunk of chunks(rows)) {
-      const range = partitioned ? await this.insertKeyed(chunk, caller, idRange) : await this.insertUnique(chunk, caller, idRange, keysGiven);
-      if (range === undefined || range.firstId === null || range.lastId === null) continue;
+    const add = (range: IdRange | undefined) => {
+      if (range === undefined || range.firstId === null || range.lastId === null) return;
       firstId = firstId === null ? range.firstId : Math.min(firstId, range.firstId);
       lastId = lastId === null ? range.lastId : Math.max(lastId, range.lastId);
+    };
+    // Jobs whose unique key holds for a time go in one at a time, each with its window.
+    for (const row of rows) {
+      if (windowOf(row) === undefined) continue;
+      const id = await this.insertWindowed(row, caller);
+      add({ firstId: id, lastId: id });
     }
+    const others = rows.filter((row) => windowOf(row) === undefined);
+    for (const chunk of chunks(others)) add(partitioned ? await this.insertKeyed(chunk, caller, idRange) : await this.insertUnique(chunk, caller, idRange, keysGiven));
     return { count: rows.length, firstId, lastId };
+  }
+
+  /**
+   * A job whose unique key holds for a time (sql/unique-jobs.ts, jobq_unique_windows): the key's
+   * window opened, or found open, under its row's lock; if it was open, the id of the job it holds
+   * for, and nothing inserted; else the job inserted and counted, and named in the window, in the
+   * same transaction (the caller's, if given). Its id.
+   */
+  private async insertWindowed(row: JobRow, caller: CallerTransaction | undefined): Promise<number> {
+    const key = [this.table.name, row[9]] as const;
+    const newJobs = caller === undefined ? NEW_JOBS_TABLE : `${quoteIdentifier(this.db.settings.database)}.${NEW_JOBS_TABLE}`;
+    const target = { queue: this.table.name, jobs: this.tableFor(caller), newJobs };
+    const steps = async (send: (statements: Statement[]) => Promise<unknown[]>): Promise<number> => {
+      const [, [window]] = (await send([[uniqueSql.OPEN_WINDOW_SQL, [...key, windowOf(row)]], [uniqueSql.WINDOW_JOB_SQL, key]])) as [unknown, Array<{ job_id: number }>];
+      if (Number(window!.job_id) !== 0) return Number(window!.job_id);
+      const marker = newMarker();
+      // The window is named right after the insert, while LAST_INSERT_ID() is the job's.
+      const [inserted] = (await send([[insertOneJobSql(target.jobs), insertValues([row], marker)], [uniqueSql.NAME_WINDOW_JOB_SQL, key], countNewJobs(target, [row], true, marker)])) as [{ insertId: number }];
+      return Number(inserted.insertId);
+    };
+    if (caller !== undefined) return this.described(() => this.inCallerTransaction(caller, steps));
+    return this.described(() => this.db.transaction((tx) => steps((statements) => tx.run(...statements))));
   }
 
   /** Inserts jobs into an unpartitioned table, whose unique job_key index drops keys sent twice; then reads their ids unless `idRange` is false. */
@@ -267,29 +298,7 @@ export class JobInserts {
   private async insertKeyed(rows: JobRow[], caller: CallerTransaction | undefined, withIdRange: boolean): Promise<IdRange | undefined> {
     const inDatabase = (name: string) => (caller === undefined ? name : `${quoteIdentifier(this.db.settings.database)}.${name}`);
     const chunk = new KeyedInsert(this.tableFor(caller), inDatabase(keySql.KEYS_TABLE), inDatabase(NEW_JOBS_TABLE), this.table.name, rows);
-    if (caller !== undefined) {
-      return this.described(async () => {
-        const send = async (statements: Statement[]) => {
-          const each: unknown[] = [];
-          for (const [sql, values] of statements) each.push(await caller.query(sql, values ?? []));
-          return each;
-        };
-        // The steps rely on a transaction: without one open (the connection is in autocommit),
-        // the savepoint would vanish at once and the key's lock with it. Then they run in a
-        // transaction of their own, committed at once, as a single INSERT would be.
-        const [savepoint] = await send([[keySql.SAVEPOINT_SQL]]);
-        const ownTransaction = !caller.isOpen(savepoint);
-        if (ownTransaction) await send([['START TRANSACTION'], [keySql.SAVEPOINT_SQL]]);
-        try {
-          const range = await this.insertKeyedSteps(chunk, send);
-          if (ownTransaction) await send([['COMMIT']]);
-          return range;
-        } catch (error) {
-          if (ownTransaction) await send([['ROLLBACK']]).catch(() => undefined);
-          throw error;
-        }
-      });
-    }
+    if (caller !== undefined) return this.described(() => this.inCallerTransaction(caller, (send) => this.insertKeyedSteps(chunk, send)));
     // A key taken between the careful way's two round trips (by a writer of a new key) fails it
     // as the first try failed; each such retry follows a key another writer committed.
     for (let attempt = 1; ; attempt++) {
@@ -325,6 +334,31 @@ export class JobInserts {
     }
     const free = chunk.free(await send(chunk.lockTaken()));
     return KeyedInsert.rangeOf(await send([...chunk.insert(free), chunk.range()]));
+  }
+
+  /**
+   * Steps that rely on a transaction, one statement at a time on the caller's connection, after a
+   * savepoint. Without a transaction open (the connection is in autocommit), the savepoint would
+   * vanish at once and the steps' locks with it: then they run in a transaction of their own,
+   * committed at once, as a single INSERT would be.
+   */
+  private async inCallerTransaction<T>(caller: CallerTransaction, steps: (send: (statements: Statement[]) => Promise<unknown[]>) => Promise<T>): Promise<T> {
+    const send = async (statements: Statement[]) => {
+      const each: unknown[] = [];
+      for (const [sql, values] of statements) each.push(await caller.query(sql, values ?? []));
+      return each;
+    };
+    const [savepoint] = await send([[keySql.SAVEPOINT_SQL]]);
+    const ownTransaction = !caller.isOpen(savepoint);
+    if (ownTransaction) await send([['START TRANSACTION'], [keySql.SAVEPOINT_SQL]]);
+    try {
+      const result = await steps(send);
+      if (ownTransaction) await send([['COMMIT']]);
+      return result;
+    } catch (error) {
+      if (ownTransaction) await send([['ROLLBACK']]).catch(() => undefined);
+      throw error;
+    }
   }
 
   private tableFor(caller: CallerTransaction | undefined): QuotedIdentifier {

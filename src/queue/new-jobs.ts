@@ -71,7 +71,7 @@ export function toJobRow(job: DemoJob, position: string): JobRow {
   if (job.key !== undefined && job.unique !== undefined) fail('give key or unique, not both: unique.key with while "stored" holds as key does');
   if (job.timeoutMs !== undefined && !inRange(OPTIONS.timeoutMs, job.timeoutMs)) fail(`timeoutMs must be ${describeRange(OPTIONS.timeoutMs)}, not ${JSON.stringify(job.timeoutMs)}`);
   const unique = job.unique === undefined ? undefined : uniqueOf(job.unique, fail);
-  return [
+  const row: JobRow = [
     job.key ?? timeOrderedKey(),
     job.kind ?? null,
     payload,
@@ -85,13 +85,21 @@ export function toJobRow(job: DemoJob, position: string): JobRow {
     unique?.scope ?? null,
     job.timeoutMs ?? null,
   ];
+  if (unique?.windowMicroseconds !== undefined) windows.set(row, unique.windowMicroseconds);
+  return row;
 }
 
-const UNIQUE_FIELDS = ['key', 'while', 'onConflict'];
+/** The windows of rows whose unique key holds for a time, in µs: beside the row, as no column of the insert holds it. */
+const windows = new WeakMap<JobRow, number>();
+
+/** How long the unique key of a row made by toJobRow holds, in µs, if it holds for a time (unique.windowSeconds). */
+export const windowOf = (row: JobRow): number | undefined => windows.get(row);
+
+const UNIQUE_FIELDS = ['key', 'while', 'onConflict', 'windowSeconds'];
 const UNIQUE_WHILE: readonly unknown[] = ['waiting', 'active', 'stored'];
 
-/** A job's unique key and the scope its row stores (sql/unique-jobs.ts), or `fail` with what is wrong. */
-function uniqueOf(unique: UniqueOptions, fail: (what: string) => never): { key: string; scope: UniqueScope } {
+/** A job's unique key, the scope its row stores (sql/unique-jobs.ts) and its window, or `fail` with what is wrong. */
+function uniqueOf(unique: UniqueOptions, fail: (what: string) => never): { key: string; scope: UniqueScope; windowMicroseconds?: number } {
   if (typeof unique !== 'object' || unique === null) fail(`unique must be an object like {"key": "sync-acct-42"}, not ${JSON.stringify(unique)}`);
   const unknown = Object.keys(unique).find((field) => !UNIQUE_FIELDS.includes(field));
   if (unknown !== undefined) fail(`unique has no field ${JSON.stringify(unknown)}; it takes ${UNIQUE_FIELDS.map((f) => `"${f}"`).join(', ')}`);
@@ -99,6 +107,12 @@ function uniqueOf(unique: UniqueOptions, fail: (what: string) => never): { key: 
   if (unique.while !== undefined && !UNIQUE_WHILE.includes(unique.while)) fail(`unique.while must be "waiting", "active" or "stored", not ${JSON.stringify(unique.while)}`);
   const onConflict = unique.onConflict ?? 'keep';
   if (onConflict !== 'keep' && onConflict !== 'replace') fail(`unique.onConflict must be "keep" or "replace", not ${JSON.stringify(unique.onConflict)}`);
+  if (unique.windowSeconds !== undefined) {
+    const seconds = unique.windowSeconds;
+    if (typeof seconds !== 'number' || !(seconds > 0) || seconds > MAX_DELAY_SECONDS) fail(`unique.windowSeconds must be a number of seconds above 0, at most ${MAX_DELAY_SECONDS}, not ${JSON.stringify(seconds)}`);
+    if (unique.while !== undefined || onConflict === 'replace') fail(`unique.windowSeconds holds the key for a time, whatever becomes of the job; leave out unique.${unique.while !== undefined ? 'while' : 'onConflict'}`);
+    return { key: unique.key, scope: 'window', windowMicroseconds: Math.max(1, Math.round(seconds * 1e6)) };
+  }
   if (onConflict === 'replace') {
     if ((unique.while ?? 'waiting') !== 'waiting') fail(`unique.onConflict "replace" holds the key while the job waits; leave out unique.while ${JSON.stringify(unique.while)}`);
     return { key: unique.key, scope: 'debounce' };

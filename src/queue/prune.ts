@@ -3,6 +3,7 @@ import { parseDuration } from '../config/duration.js';
 import { ExitCode, JobqError } from '../errors.js';
 import * as keySql from './sql/job-keys.js';
 import * as pruneSql from './sql/prune.js';
+import * as uniqueSql from './sql/unique-jobs.js';
 import { counterShard, keepRowCount } from '../claim/kept-counts.js';
 import type { Statement } from '../db/transaction.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
@@ -23,6 +24,8 @@ export interface PruneResult {
   failed: number;
   /** Rows of jobq_job_keys whose job is gone (a partitioned table's keys; see sql/job-keys.ts). */
   keys: number;
+  /** Windows of unique keys that ended (unique.windowSeconds; see sql/unique-jobs.ts). */
+  windows: number;
   /** DELETE statements it took. */
   chunks: number;
 }
@@ -35,12 +38,12 @@ const CHUNK = 1000;
 /**
  * Deletes done and failed jobs that ended before the cuts, oldest first, a chunk per transaction:
  * no long transaction, no big lock set, and workers claim on between them. With `partitioned`,
- * then prunes the keys of gone jobs (sql/job-keys.ts).
+ * then prunes the keys of gone jobs (sql/job-keys.ts); then the windows of unique keys that ended.
  */
 export async function pruneJobs(db: Database, target: { name: string; quoted: QuotedIdentifier }, options: PruneOptions & { partitioned?: boolean }): Promise<PruneResult> {
   const table = target.quoted;
   const counters = { queue: target.name, shard: counterShard(undefined) };
-  const result: PruneResult = { done: 0, failed: 0, keys: 0, chunks: 0 };
+  const result: PruneResult = { done: 0, failed: 0, keys: 0, windows: 0, chunks: 0 };
   const cuts = [
     ['done', options.doneOlderThan, 'doneOlderThan'],
     ['failed', options.failedOlderThan, 'failedOlderThan'],
@@ -78,6 +81,13 @@ export async function pruneJobs(db: Database, target: { name: string; quoted: Qu
     }
   }
   if (options.partitioned === true) await pruneKeys(db, table, target.name, result, options.onProgress);
+  for (;;) {
+    const deleted = await db.query<{ affectedRows: number }>(uniqueSql.DELETE_ENDED_WINDOWS_SQL, [target.name, CHUNK]);
+    if (deleted.affectedRows === 0) break;
+    result.windows += deleted.affectedRows;
+    result.chunks++;
+    options.onProgress?.(result, undefined);
+  }
   return result;
 }
 

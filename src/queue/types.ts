@@ -73,6 +73,11 @@ export interface UniqueOptions {
    * already taken by a worker is left to run, and a new one is queued. Holds while the job waits.
    */
   onConflict?: 'keep' | 'replace';
+  /**
+   * Instead of `while`: the key holds for this many seconds from the enqueue of the job that took
+   * it, whatever becomes of the job ("one per key per hour": 3600).
+   */
+  windowSeconds?: number;
 }
 
 /** A job to insert into an untyped queue. */

@@ -21,6 +21,7 @@ interface EnqueueOptions extends ConnectionOptions {
   timeout?: number;
   uniqueKey?: string;
   uniqueWhile?: 'waiting' | 'active' | 'stored';
+  uniqueWindow?: number;
   replace?: boolean;
   stdin?: boolean;
 }
@@ -44,9 +45,10 @@ export function registerEnqueue(program: Command): void {
     )
     .option('--key <key>', 'idempotency key: a job with this key is queued once, however often sent')
     .option('--group <group>', 'the job\'s group (a tenant, an account): claims share the kind between its groups (with --stdin: for lines that name none)')
-    .addOption(new Option('--timeout <duration>', 'a run of the job may take this long (500ms, 30s, 5m), whatever the worker allows (with --stdin: for lines that give none)').argParser(jobTimeoutArgument))
+    .addOption(new Option('--timeout <duration>', 'a run of the job may take this long (500ms, 30s, 5m), whatever the worker allows (with --stdin: for lines that give none)').argParser(durationArgument('--timeout', 1000)))
     .option('--unique-key <key>', 'unique job: while a job holds this key, no second one is queued')
     .addOption(new Option('--unique-while <state>', 'while the unique key holds: until the job is first taken, until it is done or failed, or while its row exists').choices(['waiting', 'active', 'stored']))
+    .addOption(new Option('--unique-window <duration>', 'instead of --unique-while: the unique key holds this long (30s, 1h, 1d) from the enqueue of the job that took it, whatever becomes of the job').argParser(durationArgument('--unique-window')))
     .option('--replace', 'debounce: the job waiting with the unique key takes this payload and delay (a job already running is left to run, and this one queued)')
     .option('--stdin', `read jobs from standard input, one JSON object per line with the fields ${LINE_FIELDS.map((f) => `"${f}"`).join(', ')}`)
     .addHelpText(
@@ -69,8 +71,9 @@ nothing from its chunk on is written.`,
       if (options.stdin && (options.payload !== undefined || options.key !== undefined || options.uniqueKey !== undefined)) {
         throw new JobqError('--stdin takes payloads and keys from its lines; leave out --payload, --key and --unique-key', ExitCode.usage);
       }
-      if (options.uniqueKey === undefined && (options.uniqueWhile !== undefined || options.replace)) {
-        throw new JobqError(`${options.replace ? '--replace' : '--unique-while'} needs --unique-key: it says what a job's unique key does`, ExitCode.usage);
+      const uniqueFlag = options.replace ? '--replace' : options.uniqueWhile !== undefined ? '--unique-while' : options.uniqueWindow !== undefined ? '--unique-window' : undefined;
+      if (options.uniqueKey === undefined && uniqueFlag !== undefined) {
+        throw new JobqError(`${uniqueFlag} needs --unique-key: it says what a job's unique key does`, ExitCode.usage);
       }
       if (options.kind !== undefined) checkKind(notMangled(options.kind, '--kind'), '--kind');
       if (options.group !== undefined) notMangled(options.group, '--group');
@@ -86,13 +89,15 @@ function durationMs(value: string | number, what: string): number {
   return Math.round(parseDuration(value, what) * 1000);
 }
 
-/** A commander parser for a job's --timeout. */
-function jobTimeoutArgument(value: string): number {
-  try {
-    return durationMs(value, '--timeout');
-  } catch (error) {
-    throw new InvalidArgumentError(`${(error as Error).message}.`);
-  }
+/** A commander parser for a duration flag, in seconds, or in `unit`ths of one (1000: ms). */
+function durationArgument(flag: string, unit = 1): (value: string) => number {
+  return (value) => {
+    try {
+      return Math.round(parseDuration(value, flag) * unit * 1e6) / 1e6;
+    } catch (error) {
+      throw new InvalidArgumentError(`${(error as Error).message}.`);
+    }
+  };
 }
 
 function jobFromFlags(options: EnqueueOptions): NewJob {
@@ -104,7 +109,12 @@ function jobFromFlags(options: EnqueueOptions): NewJob {
     ...(options.group !== undefined && { group: options.group }),
     ...(options.timeout !== undefined && { timeoutMs: options.timeout }),
     ...(options.uniqueKey !== undefined && {
-      unique: { key: options.uniqueKey, ...(options.uniqueWhile !== undefined && { while: options.uniqueWhile }), ...(options.replace && { onConflict: 'replace' as const }) },
+      unique: {
+        key: options.uniqueKey,
+        ...(options.uniqueWhile !== undefined && { while: options.uniqueWhile }),
+        ...(options.uniqueWindow !== undefined && { windowSeconds: options.uniqueWindow }),
+        ...(options.replace && { onConflict: 'replace' as const }),
+      },
     }),
   };
   if (options.payload !== undefined) {

@@ -47,7 +47,8 @@ while it runs, and stopping it half way loses nothing but the rest of the prunin
           })
           .finally(() => progress.end());
         const keys = result.keys > 0 ? ` and ${result.keys} keys of gone jobs` : '';
-        out.line(`pruned ${result.done} done and ${result.failed} failed jobs${keys} in ${result.chunks} chunk${result.chunks === 1 ? '' : 's'}`);
+        const windows = result.windows > 0 ? ` and ${result.windows} unique keys whose window ended` : '';
+        out.line(`pruned ${result.done} done and ${result.failed} failed jobs${keys}${windows} in ${result.chunks} chunk${result.chunks === 1 ? '' : 's'}`);
       });
     });
 }

@@ -15,8 +15,8 @@ import { DEBOUNCE_UPDATES_SQL } from './unique-jobs.js';
  * (sql/new-jobs.ts), or, with `uncounted`, says that it is not counted yet (sql/uncounted-jobs.ts);
  * a claim replaces it.
  * A unique job's key held by another job makes the insert's row a duplicate of that job (job_key
- * holds it then: sql/unique-jobs.ts), and `debounce`
- * (some row debounces) adds what that does to the holder (sql/unique-jobs.ts).
+ * holds it then: sql/unique-jobs.ts); `debounce` (some row debounces) adds what that does to
+ * the holder.
  * Params, per row: job key, kind, payload, d, e, priority, delay in microseconds, trace context,
  * group, unique key, unique scope, timeout, and the marker unless uncounted (see insertValues).
  */

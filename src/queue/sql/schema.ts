@@ -11,7 +11,7 @@ import { CREATE_PAUSED_KINDS_TABLE_SQL } from '../../claim/sql/pause.js';
 import { CREATE_SCHEDULES_TABLE_SQL } from './schedules.js';
 import type { QuotedIdentifier } from '../../config/identifiers.js';
 import { MAX_TRACE_CONTEXT_LENGTH } from '../../tracing/job-spans.js';
-import { JOB_KEY_SQL, UNIQUE_SCOPES } from './unique-jobs.js';
+import { CREATE_UNIQUE_WINDOWS_TABLE_SQL, JOB_KEY_SQL, UNIQUE_SCOPES } from './unique-jobs.js';
 
 /**
  * The jobs table's history, one numbered migration each. `setup-tables` applies the ones a table
@@ -315,8 +315,10 @@ export const MIGRATIONS: readonly Migration[] = [
     // settle of a job without a unique key leaves its entry alone. On a partitioned table the
     // index is not unique (sql/partitions.ts), and jobq refuses unique jobs there. `snoozes`
     // counts the times a handler put its job off (job.snooze), apart from attempts; `timeout_ms`
-    // is the job's own timeout, over the worker's.
+    // is the job's own timeout, over the worker's. jobq_unique_windows holds the keys that hold for
+    // a time.
     sql: (table, _server, partitioned) => `
+      ${CREATE_UNIQUE_WINDOWS_TABLE_SQL};
       ALTER TABLE ${table}
         DROP INDEX job_key,
         CHANGE job_key given_key VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NULL DEFAULT NULL,
