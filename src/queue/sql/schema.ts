@@ -311,8 +311,9 @@ export const MIGRATIONS: readonly Migration[] = [
     // the unique key while it holds (sql/unique-jobs.ts), so that two enqueues of one key race to
     // the index, never to a read, on any number of connections and servers. An index of its own
     // for the unique keys cost every job an entry more to write and delete: drains without unique
-    // jobs lost 8 % (bench-results/unique-index-ab.json). STORED, as in schema 4: a claim or
-    // settle of a job without a unique key leaves its entry alone. On a partitioned table the
+    // jobs lost 8 % (bench-results/unique-index-ab.json). VIRTUAL, unlike schema 4's copies: a
+    // stored job_key was the job key a second time in every row, and the drains ran 0.99x to
+    // 1.05x faster without it (unique-job-key-virtual-ab.json). On a partitioned table the
     // index is not unique (sql/partitions.ts), and jobq refuses unique jobs there. `snoozes`
     // counts the times a handler put its job off (job.snooze), apart from attempts; `timeout_ms`
     // is the job's own timeout, over the worker's. jobq_unique_windows holds the keys that hold for
@@ -326,7 +327,7 @@ export const MIGRATIONS: readonly Migration[] = [
         ADD COLUMN timeout_ms INT UNSIGNED NULL DEFAULT NULL,
         ADD COLUMN unique_key VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NULL DEFAULT NULL,
         ADD COLUMN unique_while ENUM(${UNIQUE_SCOPES.map((scope) => `'${scope}'`).join(', ')}) NULL DEFAULT NULL,
-        ADD COLUMN job_key VARCHAR(65) CHARACTER SET ascii COLLATE ascii_bin AS (${JOB_KEY_SQL}) STORED,
+        ADD COLUMN job_key VARCHAR(65) CHARACTER SET ascii COLLATE ascii_bin AS (${JOB_KEY_SQL}) VIRTUAL,
         ADD ${partitioned ? 'KEY' : 'UNIQUE KEY'} job_key (job_key),
         COMMENT = '${schemaComment(20)}'`,
   },
