@@ -35,7 +35,8 @@ export class KeyedInsert {
     rows: readonly JobRow[],
   ) {
     const byKey = new Map<string, JobRow>();
-    for (const row of rows) if (!byKey.has(row[0])) byKey.set(row[0], row);
+    // Every row has a job key: unique jobs, which have none, are refused on a partitioned table.
+    for (const row of rows) if (!byKey.has(row[0]!)) byKey.set(row[0]!, row);
     this.jobs = [...byKey.values()];
     this.keys = [...byKey.keys()];
   }
@@ -63,7 +64,7 @@ export class KeyedInsert {
   /** The jobs whose key is free, given the results of {@link lockTaken}. */
   free(results: readonly unknown[]): JobRow[] {
     const taken = new Set((results.at(-1) as Array<{ job_key: string }>).map((row) => row.job_key));
-    return this.jobs.filter((row) => !taken.has(row[0]));
+    return this.jobs.filter((row) => !taken.has(row[0]!));
   }
 
   /** Reads the ids the keys ended up with: new jobs' or the ones that held them. */

@@ -7,9 +7,13 @@ import { heldUniqueKey, type UniqueScope } from './sql/unique-jobs.js';
 import { describeRange, inRange, OPTIONS } from '../config/options.js';
 import { EVERY_KIND } from '../claim/sql/limits.js';
 
-/** One row for the INSERT, in the column order of `insertJobsSql`. */
+/**
+ * One row for the INSERT, in the column order of `insertJobsSql`. A unique job has no job key
+ * (null): its unique key, which job_key holds while it holds, makes sending it again safe, and
+ * once the key no longer holds, a job sent again is one that could be queued anew.
+ */
 export type JobRow = [
-  key: string,
+  key: string | null,
   kind: string | null,
   payload: string | null,
   d: string,
@@ -72,7 +76,7 @@ export function toJobRow(job: DemoJob, position: string): JobRow {
   if (job.timeoutMs !== undefined && !inRange(OPTIONS.timeoutMs, job.timeoutMs)) fail(`timeoutMs must be ${describeRange(OPTIONS.timeoutMs)}, not ${JSON.stringify(job.timeoutMs)}`);
   const unique = job.unique === undefined ? undefined : uniqueOf(job.unique, fail);
   const row: JobRow = [
-    job.key ?? timeOrderedKey(),
+    job.key ?? (unique === undefined ? timeOrderedKey() : null),
     job.kind ?? null,
     payload,
     job.d ?? '',
@@ -121,7 +125,7 @@ function uniqueOf(unique: UniqueOptions, fail: (what: string) => never): { key: 
 }
 
 /** A row's key as the unique job_key index holds it once the row is in: its unique key, if it has one (sql/unique-jobs.ts), else its key. */
-export const indexKeyOf = (row: JobRow): string => (row[9] === null ? row[0] : heldUniqueKey(row[9]));
+export const indexKeyOf = (row: JobRow): string => (row[9] === null ? row[0]! : heldUniqueKey(row[9]));
 
 /** A kind as stored: a string of 1-64 characters, not `*` (in limits, every kind). Throws one line otherwise. */
 export function checkKind(kind: unknown, position?: string): string {
