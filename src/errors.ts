@@ -37,3 +37,14 @@ export class JobqError extends Error {
     this.exitCode = exitCode;
   }
 }
+
+/**
+ * What a handler's `job.snooze(seconds)` returns, for it to throw if it likes: the run put its job
+ * off, and the job goes back to the queue, due in `seconds`, without spending an attempt.
+ */
+export class JobSnoozed extends Error {
+  constructor(readonly seconds: number) {
+    super(`snoozed for ${seconds} s`);
+    this.name = 'JobSnoozed';
+  }
+}

@@ -17,7 +17,6 @@ export { Worker } from './worker/worker.js';
 export type { FailureInfo, RunInfo, SnoozeInfo, StopOptions, WorkerCounters } from './worker/worker.js';
 export type { WorkerOptions } from './worker/options.js';
 export { JobTimeoutError } from './worker/job-timeout.js';
-export { JobSnoozed } from './worker/job-snooze.js';
 export type {
   AnyTasks,
   Claim,
@@ -45,6 +44,6 @@ export type {
 export { JOB_STATUSES, MAX_PAYLOAD_BYTES } from './queue/types.js';
 export { DEFAULT_TABLE, DEFAULTS, MAX_BATCH_SIZE } from './config/defaults.js';
 export { CURRENT_SCHEMA_VERSION } from './queue/sql/schema.js';
-export { ExitCode, JobqError } from './errors.js';
+export { ExitCode, JobqError, JobSnoozed } from './errors.js';
 export type { ConnectionEvent } from './db/connection-events.js';
 export type { ServerVersion } from './db/server-version.js';

@@ -97,7 +97,7 @@ test('setup-tables partitioning a table with rows shows the step, how far the se
   // 200,000 rows, from a cross join of digits: partitioning copies them for a second or more.
   const digits = 'SELECT 0 AS d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9';
   await context.db.admin.query(
-    `INSERT INTO jobs (job_key, kind, run_after) SELECT CONCAT('k', a.d, b.d, c.d, d.d, e.d, f.d), 'bulk', NOW(6)
+    `INSERT INTO jobs (given_key, kind, run_after) SELECT CONCAT('k', a.d, b.d, c.d, d.d, e.d, f.d), 'bulk', NOW(6)
        FROM (${digits}) a, (${digits}) b, (${digits}) c, (${digits}) d, (${digits}) e, (${digits}) f WHERE a.d < 2`,
   );
   const shown = await onTerminal(['setup-tables', '--partitions', '4', '--database-url', context.db.url]);

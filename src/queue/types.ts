@@ -1,7 +1,7 @@
 import type { GaleraNode } from '../db/galera.js';
 import type { Rate } from '../config/rate.js';
 import type { TableLayout } from './table-layout.js';
-import type { JobSnoozed } from '../worker/job-snooze.js';
+import type { JobSnoozed } from '../errors.js';
 
 export type { Claim, ClaimedJob, ClaimOptions, Lane, Settlement } from '../claim/types.js';
 

@@ -1,10 +1,10 @@
-import { ExitCode, JobqError } from '../errors.js';
+import { ExitCode, JobqError, JobSnoozed } from '../errors.js';
 import { checkKind } from '../queue/new-jobs.js';
 import type { Claim, ClaimedJob, Job, JobHandler } from '../queue/types.js';
 import type { ClaimLoop } from '../claim/loop.js';
 import type { ServerAddress } from '../config/database-url.js';
 import type { JobSpans } from '../tracing/job-spans.js';
-import { JobSnoozed, snoozeSeconds, tooManySnoozes } from './job-snooze.js';
+import { snoozeSeconds, tooManySnoozes } from './job-snooze.js';
 
 // A job's run, from its handler's call to the outcome its claim loop settles, apart from the
 // scheduling of runs (which job starts when), which is the worker's.

@@ -1,17 +1,6 @@
 import { ExitCode, JobqError } from '../errors.js';
 import { MAX_DELAY_SECONDS } from '../queue/new-jobs.js';
 
-/**
- * What `job.snooze(seconds)` returns, for a handler to throw if it likes: the run put its job off,
- * and it goes back to the queue, due in `seconds`, without spending an attempt.
- */
-export class JobSnoozed extends Error {
-  constructor(readonly seconds: number) {
-    super(`snoozed for ${seconds} s`);
-    this.name = 'JobSnoozed';
-  }
-}
-
 /** A snooze's length, checked: a one-line error for anything but 0 to ten years of seconds. */
 export function snoozeSeconds(seconds: unknown): number {
   if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0 || seconds > MAX_DELAY_SECONDS) {
