@@ -21,14 +21,24 @@ wait_until() {
   return 1
 }
 
+# gone PID: the process has ended (or is a zombie nobody has reaped yet: it runs no more).
+gone() {
+  ! kill -0 "$1" 2>/dev/null || [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = Z ]
+}
+
 # stop_by_pidfile PIDFILE SIGNAL WHAT: sends SIGNAL (TERM, KILL) to the process in PIDFILE if it
-# runs, waits up to 60 s for it to end and removes the file; fails with a line naming WHAT.
+# runs, waits up to 60 s for it to end and removes the file. A server that a TERM has not ended by
+# then (a Galera node under load was seen to hang in its shutdown) gets a KILL and 10 s more;
+# fails with a line naming WHAT.
 stop_by_pidfile() {
   local file=$1 signal=$2 what=$3 p
   p=$([ -f "$file" ] && cat "$file" || true)
-  if [ -n "$p" ] && kill -0 "$p" 2>/dev/null; then
+  if [ -n "$p" ] && ! gone "$p"; then
     kill "-$signal" "$p"
-    wait_until 60 eval "! kill -0 $p 2>/dev/null" || { echo "$what (pid $p) did not stop within 60 s" >&2; return 1; }
+    if ! wait_until 60 gone "$p"; then
+      [ "$signal" = TERM ] && kill -KILL "$p" 2>/dev/null && wait_until 10 gone "$p" && echo "$what (pid $p) did not stop within 60 s of a TERM: killed" >&2 ||
+        { echo "$what (pid $p) did not stop within 60 s" >&2; return 1; }
+    fi
   fi
   rm -f "$file"
 }
