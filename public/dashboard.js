@@ -147,8 +147,8 @@ document.getElementById('cancel').addEventListener('submit', (event) => {
   const id = Number(document.getElementById('cancel-id').value);
   post('/api/cancel', { ids: [id] })
     .then((r) => {
-      const why = r.running.length > 0 ? 'it is running' : r.done.length > 0 ? 'it is done' : r.unknown.length > 0 ? 'no such job' : '';
-      document.getElementById('cancel-result').textContent = r.cancelled.length > 0 ? `cancelled job ${id}` : `not cancelled: ${why}`;
+      const text = r.cancelled.length > 0 ? `cancelled job ${id}` : r.cancelling.length > 0 ? `job ${id} is running: its worker cancels it` : `not cancelled: ${r.done.length > 0 ? 'it is done' : 'no such job'}`;
+      document.getElementById('cancel-result').textContent = text;
     })
     .catch(alertError);
 });

@@ -14,13 +14,12 @@ export const ExitCode = {
   unsupportedServer: 4,
   /** The jobs table is missing or has a shape jobq does not know. */
   schema: 5,
-  /**
-   * jobq refused to destroy data: setup-tables --recreate on a non-empty table without --force, or
-   * `cancel` of a job that a worker is running (the others named were cancelled).
-   */
+  /** jobq refused to destroy data: setup-tables --recreate on a non-empty table without --force. */
   refused: 6,
   /** A worker process crashed (it was restarted) or crashed too often (the run was stopped). */
   workerCrashed: 7,
+  /** No such job: `jobq job ID` of a job never queued, or finished and deleted. */
+  notFound: 8,
   /** The user pressed Ctrl-C twice: the run was abandoned without waiting for workers. */
   interrupted: 130,
 } as const;
@@ -35,6 +34,30 @@ export class JobqError extends Error {
     super(message, options);
     this.name = 'JobqError';
     this.exitCode = exitCode;
+  }
+}
+
+/**
+ * A job was cancelled (`cancel`): the reason its running handler's `signal` fires with, and what
+ * `queue.waitFor` rejects with.
+ */
+export class JobCancelled extends Error {
+  constructor(readonly jobId: number) {
+    super(`job ${jobId} was cancelled`);
+    this.name = 'JobCancelled';
+    // Where a cancel was noticed says nothing about the job: no stack.
+    this.stack = `${this.name}: ${this.message}`;
+  }
+}
+
+/** What `queue.waitFor` rejects with when the job failed for good: its last error. */
+export class JobFailed extends Error {
+  constructor(
+    readonly jobId: number,
+    readonly lastError: string | null,
+  ) {
+    super(`job ${jobId} failed: ${lastError ?? 'no error was kept'}`);
+    this.name = 'JobFailed';
   }
 }
 

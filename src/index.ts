@@ -7,6 +7,7 @@ export type { JobQueueOptions } from './job-queue.js';
 export type { FailOptions, SettleOptions } from './claim/direct-claims.js';
 export type { SetupOptions, SetupProgress, SetupResult } from './queue/setup.js';
 export type { CancelResult } from './queue/cancel.js';
+export type { JobError, JobInfo, WaitOptions } from './queue/job-info.js';
 export type { EnqueueOptions } from './queue/enqueue.js';
 export type { TransactionHandle } from './queue/caller-transaction.js';
 export type { PruneOptions, PruneResult } from './queue/prune.js';
@@ -44,6 +45,6 @@ export type {
 export { JOB_STATUSES, MAX_PAYLOAD_BYTES } from './queue/types.js';
 export { DEFAULT_TABLE, DEFAULTS, MAX_BATCH_SIZE } from './config/defaults.js';
 export { CURRENT_SCHEMA_VERSION } from './queue/sql/schema.js';
-export { ExitCode, JobqError, JobSnoozed } from './errors.js';
+export { ExitCode, JobCancelled, JobFailed, JobqError, JobSnoozed } from './errors.js';
 export type { ConnectionEvent } from './db/connection-events.js';
 export type { ServerVersion } from './db/server-version.js';

@@ -8,6 +8,7 @@ import type { ServerVersion } from './db/server-version.js';
 import type { WorkerOptions } from './worker/options.js';
 import { Worker } from './worker/worker.js';
 import { cancelJobs, type CancelResult } from './queue/cancel.js';
+import { readJob, waitForJob, type JobInfo, type WaitOptions } from './queue/job-info.js';
 import { readOldestWaitingByKind, readQueueStats, readQueueTotals, readServerInfo } from './queue/stats.js';
 import { DEFAULT_TABLE } from './config/defaults.js';
 import { checkNumber, OPTIONS } from './config/options.js';
@@ -357,11 +358,26 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
   }
 
   /**
-   * Cancels jobs by id: waiting, delayed and failed ones are deleted. A job a worker holds is left
-   * alone and reported with its owner; so are done jobs, and ids with no job.
+   * Cancels jobs by id: waiting, delayed and failed ones end `cancelled` at once. A job a worker
+   * runs is marked: that worker fires its handler's signal within a second or two and the job ends
+   * `cancelled`, or `done` if it completes first. Done jobs and ids with no job are reported.
    */
   cancel(ids: readonly number[]): Promise<CancelResult> {
     return this.described(() => cancelJobs(this.db, this.target, ids));
+  }
+
+  /** The job with this id, whole (payload, status, attempts, errors, result, progress, lease); undefined when there is none. */
+  job(id: number): Promise<JobInfo | undefined> {
+    return this.described(() => readJob(this.db, this.quotedTable, id));
+  }
+
+  /**
+   * Waits until the job ends: resolves with its result (`keepResults`; undefined when none was
+   * kept) once it is done, rejects with JobFailed when it failed for good and JobCancelled when it
+   * was cancelled. Reads the job every `pollMs` (200 by default) on the queue's connection.
+   */
+  waitFor(id: number, options: WaitOptions = {}): Promise<unknown> {
+    return this.described(() => waitForJob(this.db, this.quotedTable, id, options));
   }
 
   /**

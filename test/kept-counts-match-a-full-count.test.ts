@@ -25,31 +25,30 @@ const ONE_MS = fileURLToPath(new URL('../../test/fixtures/one-ms-handler.mjs', i
 const PRODUCER = fileURLToPath(new URL('../../test/fixtures/enqueue-one-at-a-time.mjs', import.meta.url));
 const context = queueForTests();
 
-type Counts = Record<string, { waiting: number; done: number; failed: number }>;
-const STATUSES = { unclaimed: 'waiting', done: 'done', failed: 'failed' } as const;
+type Counts = Record<string, { waiting: number; done: number; failed: number; cancelled: number }>;
+const STATUSES = { unclaimed: 'waiting', done: 'done', failed: 'failed', cancelled: 'cancelled' } as const;
 
-/** Waiting, done and failed jobs per kind ('' for none), by a full count of the table. */
+/** Waiting, done, failed and cancelled jobs per kind ('' for none), by a full count of the table. */
 async function fullCount(): Promise<Counts> {
   const rows = await context.db.rows<{ kind: string; status: keyof typeof STATUSES; n: number }>(
-    "SELECT IFNULL(kind, '') AS kind, status, COUNT(*) AS n FROM jobs WHERE status IN ('unclaimed', 'done', 'failed') GROUP BY kind, status",
+    "SELECT IFNULL(kind, '') AS kind, status, COUNT(*) AS n FROM jobs WHERE status IN ('unclaimed', 'done', 'failed', 'cancelled') GROUP BY kind, status",
   );
   const counts: Counts = {};
-  for (const { kind, status, n } of rows) (counts[kind] ??= { waiting: 0, done: 0, failed: 0 })[STATUSES[status]] = Number(n);
+  for (const { kind, status, n } of rows) (counts[kind] ??= { waiting: 0, done: 0, failed: 0, cancelled: 0 })[STATUSES[status]] = Number(n);
   return counts;
 }
 
 /** The kept counts per kind (new jobs and waiting jobs not counted yet included), kinds with none left out. */
 async function kept(): Promise<Counts> {
-  const rows = await context.db.rows<{ kind: string; waiting: string; done: string; failed: string }>(
-    `SELECT kind, SUM(waiting) AS waiting, SUM(done) AS done, SUM(failed) AS failed FROM (
-       SELECT kind, waiting_jobs AS waiting, done_jobs AS done, failed_jobs AS failed FROM jobq_counters WHERE queue = 'jobs'
-       UNION ALL SELECT kind, jobs, 0, 0 FROM jobq_new_jobs WHERE queue = 'jobs'
-       UNION ALL SELECT IFNULL(kind, ''), 1, 0, 0 FROM jobs WHERE status = 'unclaimed' AND claim_token = ${UNCOUNTED_TOKEN}) AS k
+  const rows = await context.db.rows<{ kind: string; waiting: string; done: string; failed: string; cancelled: string }>(
+    `SELECT kind, SUM(waiting) AS waiting, SUM(done) AS done, SUM(failed) AS failed, SUM(cancelled) AS cancelled FROM (
+       SELECT kind, waiting_jobs AS waiting, done_jobs AS done, failed_jobs AS failed, cancelled_jobs AS cancelled FROM jobq_counters WHERE queue = 'jobs'
+       UNION ALL SELECT kind, jobs, 0, 0, 0 FROM jobq_new_jobs WHERE queue = 'jobs'
+       UNION ALL SELECT IFNULL(kind, ''), 1, 0, 0, 0 FROM jobs WHERE status = 'unclaimed' AND claim_token = ${UNCOUNTED_TOKEN}) AS k
      GROUP BY kind`,
   );
-  return Object.fromEntries(
-    rows.filter((row) => Number(row.waiting) !== 0 || Number(row.done) !== 0 || Number(row.failed) !== 0).map((row) => [row.kind, { waiting: Number(row.waiting), done: Number(row.done), failed: Number(row.failed) }]),
-  );
+  const counts = (row: (typeof rows)[number]) => ({ waiting: Number(row.waiting), done: Number(row.done), failed: Number(row.failed), cancelled: Number(row.cancelled) });
+  return Object.fromEntries(rows.filter((row) => Object.values(counts(row)).some((n) => n !== 0)).map((row) => [row.kind, counts(row)]));
 }
 
 async function assertKept(after: string): Promise<void> {
@@ -256,6 +255,15 @@ test('every path that makes or removes a done or failed job keeps the counts equ
   assert.equal(cancelled.cancelled.length, 4);
   await assertKept('cancelling 4 failed jobs');
 
+  const [twoWaiting] = await context.db.rows<{ ids: string }>("SELECT GROUP_CONCAT(id) AS ids FROM (SELECT id FROM jobs WHERE status = 'unclaimed' ORDER BY id LIMIT 2) AS w");
+  assert.equal((await queue.cancel(twoWaiting!.ids.split(',').map(Number))).cancelled.length, 2);
+  await assertKept('cancelling 2 waiting jobs');
+  const abandoned = await queue.claim({ batchSize: 1, leaseSeconds: 60 });
+  await expireLeases();
+  assert.deepEqual((await queue.cancel([abandoned.jobs[0]!.id])).cancelled, [abandoned.jobs[0]!.id], 'a job whose lease ran out is nobody\'s: cancelled at once');
+  assert.equal((await queue.complete(abandoned, {})).lost, 1, 'its old claim settles nothing');
+  await assertKept('cancelling a job whose lease ran out, and its old claim settling late');
+
   const [twoFailed] = await context.db.rows<{ ids: string }>("SELECT GROUP_CONCAT(id) AS ids FROM (SELECT id FROM jobs WHERE status = 'failed' ORDER BY id LIMIT 2) AS f");
   assert.equal(await queue.requeueFailed(twoFailed!.ids.split(',').map(Number)), 2);
   await assertKept('requeueing 2 failed jobs by id');
@@ -268,7 +276,7 @@ test('every path that makes or removes a done or failed job keeps the counts equ
   assert.deepEqual(stats.counts, Object.fromEntries(Object.entries(byStatus!).map(([status, n]) => [status, Number(n)])));
   const full = await fullCount();
   for (const entry of stats.byKind) {
-    assert.deepEqual({ waiting: entry.counts.unclaimed, done: entry.counts.done, failed: entry.counts.failed }, full[entry.kind ?? ''] ?? { waiting: 0, done: 0, failed: 0 }, `stats of kind ${entry.kind}`);
+    assert.deepEqual({ waiting: entry.counts.unclaimed, done: entry.counts.done, failed: entry.counts.failed, cancelled: entry.counts.cancelled }, full[entry.kind ?? ''] ?? { waiting: 0, done: 0, failed: 0, cancelled: 0 }, `stats of kind ${entry.kind}`);
   }
 
   assert.ok((await queue.requeueFailed()) > 0);
@@ -337,7 +345,7 @@ test('4 `jobq work --keep-done` processes, one killed with SIGKILL mid-run, reco
   for (const worker of workers.slice(1)) assert.equal((await worker.done).code, 0);
   await sampling;
   const full = await fullCount();
-  const finished = { waiting: 0, done: 900, failed: 100 };
+  const finished = { waiting: 0, done: 900, failed: 100, cancelled: 0 };
   assert.deepEqual(full, { email: finished, report: finished, sms: finished });
   assert.deepEqual(await kept(), full);
   assert.equal(lowest, 0, 'no kept count went below zero');
@@ -376,7 +384,7 @@ test('4 `jobq work` processes drain 50,000 jobs while 2 producers enqueue 2,000 
   for (const worker of workers) worker.kill('SIGTERM');
   for (const worker of workers) assert.equal((await worker.done).code, 0);
   const full = await fullCount();
-  assert.deepEqual(full, { email: { waiting: 0, done: 26_000, failed: 0 }, report: { waiting: 0, done: 25_000, failed: 0 }, sms: { waiting: 0, done: 1000, failed: 0 } });
+  assert.deepEqual(full, { email: { waiting: 0, done: 26_000, failed: 0, cancelled: 0 }, report: { waiting: 0, done: 25_000, failed: 0, cancelled: 0 }, sms: { waiting: 0, done: 1000, failed: 0, cancelled: 0 } });
   assert.deepEqual(await kept(), full);
   assert.ok(samples > 10, `${samples} samples`);
   assert.equal(lowest, 0, 'no kept count went below zero');

@@ -28,16 +28,16 @@ test('prune: 20,000 done rows older than the cut go in chunks, 1,000 newer stay,
   assert.equal(handled.size + Number(live[0]!.n), 5000, 'no waiting job was pruned');
 });
 
-test('jobq prune says how many went; failed jobs by their own age; no age given is a one-line error', async () => {
+test('jobq prune says how many went; failed and cancelled jobs by their own age; no age given is a one-line error', async () => {
   const { db } = context;
   const table = `\`${db.name}\`.jobs`;
   await db.admin.query(`DELETE FROM ${table}`);
-  await db.admin.query(`INSERT INTO ${table} (given_key, status, run_after) VALUES ('f1', 'failed', NOW(6) - INTERVAL 40 DAY), ('f2', 'failed', NOW(6) - INTERVAL 2 DAY), ('d1', 'done', NOW(6) - INTERVAL 40 DAY)`);
+  await db.admin.query(`INSERT INTO ${table} (given_key, status, run_after) VALUES ('f1', 'failed', NOW(6) - INTERVAL 40 DAY), ('f2', 'failed', NOW(6) - INTERVAL 2 DAY), ('d1', 'done', NOW(6) - INTERVAL 40 DAY), ('c1', 'cancelled', NOW(6) - INTERVAL 40 DAY), ('c2', 'cancelled', NOW(6) - INTERVAL 2 DAY)`);
   const result = await runCli(['prune', '--failed-older-than', '30d', '--database-url', db.url]);
   assert.equal(result.code, 0, result.stderr);
-  assert.equal(result.stdout.trim(), 'pruned 0 done and 1 failed jobs in 1 chunk');
+  assert.equal(result.stdout.trim(), 'pruned 0 done, 1 failed and 1 cancelled jobs in 2 chunks');
   const left = await db.rows<{ job_key: string }>(`SELECT job_key FROM ${table} ORDER BY job_key`);
-  assert.deepEqual(left.map((r) => r.job_key), ['d1', 'f2']);
+  assert.deepEqual(left.map((r) => r.job_key), ['c2', 'd1', 'f2']);
 
   const none = await runCli(['prune', '--database-url', db.url]);
   assert.equal(none.code, 2);
@@ -45,5 +45,5 @@ test('jobq prune says how many went; failed jobs by their own age; no age given 
   const bad = await runCli(['prune', '--done-older-than', 'a week', '--database-url', db.url]);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /^error: option '--done-older-than <age>' argument 'a week' is invalid\. expected a length of time like 90s, 15m, 12h, 7d or 2w, got "a week"\.$/m);
-  assert.equal((await db.rows(`SELECT 1 FROM ${table}`)).length, 2, 'no row changed by a refused prune');
+  assert.equal((await db.rows(`SELECT 1 FROM ${table}`)).length, 3, 'no row changed by a refused prune');
 });

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { Statement } from '../db/transaction.js';
-import { keepCountsSql, keepRowCountSql, type KeptCount } from './sql/counters.js';
+import { KEPT_COUNTS, keepCountsSql, keepRowCountSql, type KeptCount } from './sql/counters.js';
 
 // Turns without a lane (settling only, a library claim, cancel, prune, requeue) add to one of
 // these counter rows, above any lane number: they seldom meet, and never a lane's row.
@@ -32,7 +32,7 @@ export class KeptDeltas {
   add(kind: string | null, count: KeptCount, by: number): this {
     const key = kind ?? '';
     let entry = this.byKind.get(key);
-    if (entry === undefined) this.byKind.set(key, (entry = { waiting_jobs: 0, done_jobs: 0, failed_jobs: 0 }));
+    if (entry === undefined) this.byKind.set(key, (entry = { waiting_jobs: 0, done_jobs: 0, failed_jobs: 0, cancelled_jobs: 0 }));
     entry[count] += by;
     return this;
   }
@@ -41,6 +41,6 @@ export class KeptDeltas {
   statements(row: CounterRow): Statement[] {
     const rows = [...this.byKind].filter(([, counts]) => Object.values(counts).some((by) => by !== 0));
     if (rows.length === 0) return [];
-    return [[keepCountsSql(rows.length), rows.flatMap(([kind, counts]) => [row.queue, kind, row.shard, counts.waiting_jobs, counts.done_jobs, counts.failed_jobs])]];
+    return [[keepCountsSql(rows.length), rows.flatMap(([kind, counts]) => [row.queue, kind, row.shard, ...KEPT_COUNTS.map((count) => counts[count])])]];
   }
 }

@@ -8,7 +8,7 @@ import type { ClaimedJob } from './types.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
 
 /** A row as the locking read returns it: JSON columns as text, and whether the job was waiting (not claimed before, its lease run out). */
-type LockedRow = Omit<ClaimedJob, 'payload' | 'traceContext'> & { payload: string | null; traceContext: string | null; waiting: number };
+type LockedRow = Omit<ClaimedJob, 'payload' | 'traceContext' | 'cancelRequested'> & { payload: string | null; traceContext: string | null; cancelRequested: number; waiting: number };
 
 /** What the locking read of a claim turn came to. */
 export interface Locked {
@@ -73,7 +73,7 @@ function takeLocked(locked: ReadonlyArray<LockedRow>, found: readonly Candidate[
   for (const job of [...exhausted, ...taken]) if (Number(job.waiting) === 1) kept.add(job.kind, 'waiting_jobs', -1);
   const position = new Map(found.map((candidate, i) => [candidate.id, i]));
   const jobs = taken
-    .map(({ waiting: _, ...job }) => ({ ...job, payload: parseJson(job.payload), traceContext: parseJson(job.traceContext) }))
+    .map(({ waiting: _, ...job }) => ({ ...job, payload: parseJson(job.payload), traceContext: parseJson(job.traceContext), cancelRequested: Number(job.cancelRequested) === 1 }))
     .sort((a, b) => position.get(a.id)! - position.get(b.id)!);
   return { exhausted: exhausted.map(({ id, kind }) => ({ id, kind })), jobs, kept };
 }

@@ -6,7 +6,7 @@ import type { SettleResult, TurnResult } from './turn-request.js';
 import { GroupRotation } from './fair-share.js';
 import { noKindRules, type KindRules } from './kind-rules.js';
 import { TotalsTally } from './running-totals.js';
-import { completion, FAIL_FOR_GOOD, failure, handBack, leaseRenewal, putOff, type RetryPolicy, type PendingWrite } from './pending-writes.js';
+import { cancellation, completion, FAIL_FOR_GOOD, failure, handBack, leaseRenewal, putOff, type RetryPolicy, type PendingWrite } from './pending-writes.js';
 import { DEFAULT_PRIORITY } from '../config/defaults.js';
 import type { PreferredRange } from './sql/claim.js';
 import { EMPTY_CLAIM, type Claim, type ClaimOptions } from './types.js';
@@ -91,6 +91,8 @@ export class ClaimLoop {
   /** The claims whose leases the turn under way renews. */
   private renewing: HeldClaim[] = [];
   private readonly completed = new Map<Claim, number[]>();
+  /** The results to keep of completed jobs, as JSON text, by id. */
+  private readonly results = new Map<number, string>();
   private otherOutcomes: PendingWrite[] = [];
   private firstOutcomeAt: number | undefined;
   private wakeUp: (() => void) | undefined;
@@ -119,8 +121,9 @@ export class ClaimLoop {
     this.rules = noKindRules(settings.queue);
   }
 
-  /** The job is done: deleted (or marked done) in the next turn. */
-  complete(claim: Claim, id: number): void {
+  /** The job is done: deleted (or marked done) in the next turn; kept as done with `result` (JSON text) when there is one. */
+  complete(claim: Claim, id: number, result?: string): void {
+    if (result !== undefined) this.results.set(id, result);
     const ids = this.completed.get(claim);
     if (ids === undefined) this.completed.set(claim, [id]);
     else ids.push(id);
@@ -137,6 +140,12 @@ export class ClaimLoop {
   snooze(claim: Claim, id: number, seconds: number): void {
     this.otherOutcomes.push(...putOff(this.table, claim, [id], seconds));
     this.outcome(claim, [id]);
+  }
+
+  /** The jobs' cancel was carried out (their handler gave up, or never started): `cancelled`, in the next turn. */
+  cancel(claim: Claim, ids: readonly number[]): void {
+    this.otherOutcomes.push(...cancellation(this.table, claim, ids));
+    this.outcome(claim, ids);
   }
 
   /** The jobs were never started: back to the queue, due at once, in the next turn. */
@@ -350,9 +359,10 @@ export class ClaimLoop {
   /** The outcomes recorded so far and the lease renewals due, as settle statements. */
   private takeSettles(): PendingWrite[] {
     const settles: PendingWrite[] = [];
-    for (const [claim, ids] of this.completed) settles.push(...completion(this.table, claim, ids, this.settings.keepDone));
+    for (const [claim, ids] of this.completed) settles.push(...completion(this.table, claim, ids, this.settings.keepDone, this.results));
     settles.push(...this.otherOutcomes);
     this.completed.clear();
+    this.results.clear();
     this.otherOutcomes = [];
     this.firstOutcomeAt = undefined;
     const now = performance.now();

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import type { Statement } from '../db/transaction.js';
 import type { KeptChange } from './kept-counts.js';
 import * as completeSql from './sql/complete.js';
@@ -56,18 +57,42 @@ function splitBy(claim: Claim, ids: readonly number[], keyOf: (job: ClaimedJob) 
   return [...parts.values()];
 }
 
-/** Deletes finished jobs, or marks them `done` with `keepDone` (one statement per kind: see splitBy). */
-export function completion(table: QuotedIdentifier, claim: Claim, ids: readonly number[], keepDone: boolean): PendingWrite[] {
-  const settle = (sql: string, part: readonly number[], keeps?: KeptChange): PendingWrite => ({
-    statement: [sql, [part, claim.token]],
+const NO_RESULTS: ReadonlyMap<number, string> = new Map();
+
+/**
+ * Deletes finished jobs, or marks them `done` with `keepDone`; those with a result in `results`
+ * (JSON text, by id) are kept as `done` with it either way. One statement per kind of those kept:
+ * see splitBy.
+ */
+export function completion(table: QuotedIdentifier, claim: Claim, ids: readonly number[], keepDone: boolean, results: ReadonlyMap<number, string> = NO_RESULTS): PendingWrite[] {
+  const settle = ([sql, values]: readonly [string, unknown[]], part: readonly number[], keeps?: KeptChange): PendingWrite => ({
+    statement: [sql, [...values, part, claim.token]],
     token: claim.token,
     ids: part,
     counted: true,
     outcomes: outcomesOf(claim, part, () => 'completed'),
     ...(keeps !== undefined && { keeps }),
   });
-  if (!keepDone) return [settle(completeSql.DELETE_OWNED_SQL(table), ids)];
-  return splitBy(claim, ids, (job) => job.kind ?? '').map((part) => settle(completeSql.MARK_DONE_SQL(table), part.ids, { kind: part.job.kind, count: 'done_jobs', sign: 1 }));
+  const done = (job: ClaimedJob): KeptChange => ({ kind: job.kind, count: 'done_jobs', sign: 1 });
+  const withResults = results.size === 0 ? [] : ids.filter((id) => results.has(id));
+  const rest = withResults.length === 0 ? ids : ids.filter((id) => !results.has(id));
+  const writes = splitBy(claim, withResults, (job) => job.kind ?? '').map(({ job, ids: part }) =>
+    settle([completeSql.MARK_DONE_WITH_RESULTS_SQL(table, part.length), part.flatMap((id) => [id, results.get(id)])], part, done(job)),
+  );
+  if (rest.length === 0) return writes;
+  if (!keepDone) return [settle([completeSql.DELETE_OWNED_SQL(table), []], rest), ...writes];
+  return [...splitBy(claim, rest, (job) => job.kind ?? '').map(({ job, ids: part }) => settle([completeSql.MARK_DONE_SQL(table), []], part, done(job))), ...writes];
+}
+
+/** Ends jobs whose cancel the worker carried out: `cancelled` (one statement per kind: see splitBy). */
+export function cancellation(table: QuotedIdentifier, claim: Claim, ids: readonly number[]): PendingWrite[] {
+  return splitBy(claim, ids, (job) => job.kind ?? '').map(({ job, ids: part }) => ({
+    statement: [completeSql.CANCEL_OWNED_SQL(table), [part, claim.token]],
+    token: claim.token,
+    ids: part,
+    counted: true,
+    keeps: { kind: job.kind, count: 'cancelled_jobs', sign: 1 },
+  }));
 }
 
 /** Hands jobs back to the queue, due at once (one statement per kind: they count as waiting again, see splitBy). */
@@ -92,6 +117,23 @@ export const FAIL_FOR_GOOD: RetryPolicy = { maxAttempts: 0, retryDelayMs: 0 };
 /** The text kept in `last_error`: the error's message, at most 1,000 characters. */
 export const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error)).slice(0, 1000);
 
+/** Where jobq's own code is: frames of it say nothing about the handler's failure. */
+const JOBQ_SOURCE = fileURLToPath(new URL('..', import.meta.url));
+
+/** Stack frames an error keeps in `errors`: the handler's, the first few of them. */
+const STACK_FRAMES = 8;
+
+/** The first frames of the error's stack below its message, without jobq's and Node's internal ones; null when it has none. */
+export function stackText(error: unknown): string | null {
+  if (!(error instanceof Error) || typeof error.stack !== 'string') return null;
+  const frames = error.stack
+    .split('\n')
+    .filter((line) => /^\s+at /.test(line) && !line.includes(JOBQ_SOURCE) && !line.includes('node:internal'))
+    .slice(0, STACK_FRAMES)
+    .map((line) => line.trim());
+  return frames.length === 0 ? null : frames.join('\n').slice(0, 2000);
+}
+
 /**
  * Sends failed jobs back after a growing delay, or to `failed` once out of attempts, keeping the
  * error: a statement per kind and outcome (see splitBy), into the kept count of failed or of
@@ -101,7 +143,7 @@ export const errorText = (error: unknown): string => (error instanceof Error ? e
 export function failure(table: QuotedIdentifier, claim: Claim, ids: readonly number[], error: unknown, policy: RetryPolicy): PendingWrite[] {
   const failsForGood = (job: ClaimedJob) => job.attempts >= policy.maxAttempts;
   return splitBy(claim, ids, (job) => `${failsForGood(job) ? 'failed' : 'retried'}:${job.kind ?? ''}`).map(({ job, ids: part }) => ({
-    statement: [completeSql.FAIL_OWNED_SQL(table), [policy.maxAttempts, policy.maxAttempts, Math.round(policy.retryDelayMs * 1000), errorText(error), part, claim.token]],
+    statement: [completeSql.FAIL_OWNED_SQL(table), [policy.maxAttempts, policy.maxAttempts, Math.round(policy.retryDelayMs * 1000), errorText(error), errorText(error), stackText(error), part, claim.token]],
     token: claim.token,
     ids: part,
     counted: true,

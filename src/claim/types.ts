@@ -25,6 +25,8 @@ export interface ClaimedJob {
   timeoutMs: number | null;
   /** The job's group, or null: see `group` in the enqueue options. */
   group: string | null;
+  /** The job was marked for cancelling (`cancel`) while a run of it was under way: it is cancelled, not run. */
+  cancelRequested: boolean;
   /**
    * The OpenTelemetry trace context its enqueue stored (the propagation carrier, W3C
    * `traceparent` and `tracestate` by default), or null: see "Tracing" in docs/library.md.

@@ -3,6 +3,7 @@ import { ExitCode, JobqError } from '../errors.js';
 import { registerCancel } from './commands/cancel.js';
 import { registerDashboard } from './commands/dashboard.js';
 import { registerEnqueue } from './commands/enqueue.js';
+import { registerJob } from './commands/job.js';
 import { registerLimit } from './commands/limit.js';
 import { registerPauseAndResume } from './commands/pause.js';
 import { registerPrune } from './commands/prune.js';
@@ -44,6 +45,7 @@ Exit codes: 0 ok, 1 unexpected error, 2 bad usage, 3 cannot connect, 4 server to
   registerWork(program);
   registerRequeueFailed(program);
   registerCancel(program);
+  registerJob(program);
   registerPrune(program);
   registerPauseAndResume(program);
   registerLimit(program);

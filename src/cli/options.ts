@@ -53,7 +53,7 @@ export function optionFor(option: NumberOption): Option {
   return option.default === undefined ? flag : flag.default(option.default);
 }
 
-const parseId = numberIn(1, Number.MAX_SAFE_INTEGER);
+export const parseId = numberIn(1, Number.MAX_SAFE_INTEGER);
 
 /** A commander collector for job ids: `--ids 1041 1042`, or the flag given more than once. */
 export const idList = (value: string, previous: number[] = []): number[] => [...previous, parseId(value)];

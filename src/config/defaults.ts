@@ -29,6 +29,8 @@ export const DEFAULTS = {
   retryDelayMs: 1000,
   /** Delete finished jobs (false) or keep them as `done`. */
   keepDone: false,
+  /** Keep done jobs whose handler returned a value, with it (see `keepResults` in the worker options). */
+  keepResults: false,
   /** Stop by itself once nothing due is left. */
   once: false,
   /** Worker processes of `jobq work`: 1 runs in the command's own process. */

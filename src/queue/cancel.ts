@@ -1,15 +1,17 @@
 import type { Database } from '../db/database.js';
 import * as cancelSql from './sql/cancel.js';
 import { counterShard, KeptDeltas } from '../claim/kept-counts.js';
+import type { KeptCount } from '../claim/sql/counters.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
+import type { Statement } from '../db/transaction.js';
 
 /** What {@link cancelJobs} did with each id it was given. */
 export interface CancelResult {
-  /** Waiting, delayed or failed jobs, now deleted. */
+  /** Jobs now `cancelled`: they were waiting, delayed, failed, held by a lease that ran out, or cancelled already. */
   cancelled: number[];
-  /** Jobs a worker holds: left alone, with who holds them and for how long yet (negative: the lease ran out that long ago). */
-  running: Array<{ id: number; ownerId: number | null; leaseLeftSeconds: number }>;
-  /** Jobs kept as done (`keepDone`): nothing to cancel. */
+  /** Jobs a worker runs: marked, and cancelled by that worker within a second or two (see "Cancelling a running job" in docs/library.md). */
+  cancelling: Array<{ id: number; ownerId: number | null }>;
+  /** Jobs kept as done (`keepDone`, `keepResults`): nothing to cancel. */
   done: number[];
   /** No such job (never queued, or already finished and deleted). */
   unknown: number[];
@@ -18,29 +20,53 @@ export interface CancelResult {
 // Locks at most this many rows per transaction: a long --ids list does not hold a big lock set.
 const CHUNK = 1000;
 
+interface LockedJob {
+  id: number;
+  kind: string | null;
+  status: string;
+  owner_id: number;
+  lease_left_us: number;
+  uncounted: number;
+}
+
+/** The kept count a job of this status is in before it is cancelled; none for claimed jobs (and waiting ones not counted yet). */
+function countBefore(row: LockedJob): KeptCount | undefined {
+  if (row.status === 'failed') return 'failed_jobs';
+  if (row.status === 'unclaimed' && Number(row.uncounted) !== 1) return 'waiting_jobs';
+  return undefined;
+}
+
 /**
- * Cancels the jobs that nobody works on, reporting the others; one transaction per chunk of ids,
- * which takes the jobs it deletes off the kept counts of waiting and failed jobs.
+ * Cancels jobs by id, one transaction per chunk of ids: those nobody runs end `cancelled` at once
+ * (moved between the kept counts in the same transaction), those a worker runs are marked for it.
  */
 export async function cancelJobs(db: Database, table: { name: string; quoted: QuotedIdentifier }, ids: readonly number[]): Promise<CancelResult> {
-  const result: CancelResult = { cancelled: [], running: [], done: [], unknown: [] };
+  const result: CancelResult = { cancelled: [], cancelling: [], done: [], unknown: [] };
   const unique = [...new Set(ids)];
   const counters = { queue: table.name, shard: counterShard(undefined) };
   for (let start = 0; start < unique.length; start += CHUNK) {
     const chunk = unique.slice(start, start + CHUNK);
     const rows = await db.transaction(async (tx) => {
-      const [found] = (await tx.run([cancelSql.LOCK_JOBS_SQL(table.quoted), [chunk]])) as [Array<{ id: number; kind: string | null; status: string; owner_id: number; lease_left_us: number; uncounted: number }>];
-      const cancellable = found.filter((row) => row.status === 'unclaimed' || row.status === 'failed');
-      const gone = new KeptDeltas();
-      for (const row of cancellable) if (Number(row.uncounted) !== 1) gone.add(row.kind, row.status === 'failed' ? 'failed_jobs' : 'waiting_jobs', -1);
-      if (cancellable.length > 0) await tx.run([cancelSql.DELETE_CANCELLABLE_SQL(table.quoted), [cancellable.map((row) => Number(row.id))]], ...gone.statements(counters));
-      return found;
+      const [found] = (await tx.run([cancelSql.LOCK_JOBS_SQL(table.quoted), [chunk]])) as [LockedJob[]];
+      const running = found.filter((row) => row.status === 'claimed' && Number(row.lease_left_us) > 0);
+      const ending = found.filter((row) => ['unclaimed', 'failed', 'claimed'].includes(row.status) && !running.includes(row));
+      const moved = new KeptDeltas();
+      for (const row of ending) {
+        const before = countBefore(row);
+        if (before !== undefined) moved.add(row.kind, before, -1);
+        moved.add(row.kind, 'cancelled_jobs', 1);
+      }
+      const writes: Statement[] = [];
+      if (ending.length > 0) writes.push([cancelSql.CANCEL_SQL(table.quoted), [ending.map((row) => Number(row.id))]], ...moved.statements(counters));
+      if (running.length > 0) writes.push([cancelSql.REQUEST_CANCEL_SQL(table.quoted), [running.map((row) => Number(row.id))]]);
+      if (writes.length > 0) await tx.commitWith(...writes);
+      return found.map((row) => ({ ...row, status: running.includes(row) ? 'running' : row.status === 'done' ? 'done' : 'cancelled' }));
     });
     const byId = new Map(rows.map((row) => [Number(row.id), row]));
     for (const id of chunk) {
       const row = byId.get(id);
       if (row === undefined) result.unknown.push(id);
-      else if (row.status === 'claimed') result.running.push({ id, ownerId: row.owner_id === 0 ? null : row.owner_id, leaseLeftSeconds: Number(row.lease_left_us) / 1e6 });
+      else if (row.status === 'running') result.cancelling.push({ id, ownerId: row.owner_id === 0 ? null : row.owner_id });
       else if (row.status === 'done') result.done.push(id);
       else result.cancelled.push(id);
     }

@@ -11,6 +11,7 @@ import type { QuotedIdentifier } from '../config/identifiers.js';
 /** Which finished jobs to delete: those that ended longer ago than this (`7d`, `12h`, or seconds). */
 export interface PruneOptions {
   doneOlderThan?: string | number;
+  /** Failed jobs, and cancelled ones. */
   failedOlderThan?: string | number;
   /**
    * Told after each chunk what has been deleted so far, and how many of the jobs to delete are
@@ -22,6 +23,7 @@ export interface PruneOptions {
 export interface PruneResult {
   done: number;
   failed: number;
+  cancelled: number;
   /** Rows of jobq_job_keys whose job is gone (a partitioned table's keys; see sql/job-keys.ts). */
   keys: number;
   /** Windows of unique keys that ended (unique.windowSeconds; see sql/unique-jobs.ts). */
@@ -36,17 +38,18 @@ export interface PruneResult {
 const CHUNK = 1000;
 
 /**
- * Deletes done and failed jobs that ended before the cuts, oldest first, a chunk per transaction:
+ * Deletes done, failed and cancelled jobs that ended before the cuts, oldest first, a chunk per transaction:
  * no long transaction, no big lock set, and workers claim on between them. With `partitioned`,
  * then prunes the keys of gone jobs (sql/job-keys.ts); then the windows of unique keys that ended.
  */
 export async function pruneJobs(db: Database, target: { name: string; quoted: QuotedIdentifier }, options: PruneOptions & { partitioned?: boolean }): Promise<PruneResult> {
   const table = target.quoted;
   const counters = { queue: target.name, shard: counterShard(undefined) };
-  const result: PruneResult = { done: 0, failed: 0, keys: 0, windows: 0, chunks: 0 };
+  const result: PruneResult = { done: 0, failed: 0, cancelled: 0, keys: 0, windows: 0, chunks: 0 };
   const cuts = [
     ['done', options.doneOlderThan, 'doneOlderThan'],
     ['failed', options.failedOlderThan, 'failedOlderThan'],
+    ['cancelled', options.failedOlderThan, 'failedOlderThan'],
   ] as const;
   const ages = cuts.map(([status, age, what]) => [status, age === undefined ? undefined : parseDuration(age, what)] as const);
   if (ages.every(([, age]) => age === undefined)) {
@@ -67,7 +70,7 @@ export async function pruneJobs(db: Database, target: { name: string; quoted: Qu
         if (ids === undefined) byKind.set(kind, [id]);
         else ids.push(id);
       }
-      const count = status === 'done' ? 'done_jobs' : 'failed_jobs';
+      const count = `${status}_jobs` as const;
       const statements = [...byKind].flatMap(([kind, ids]): Statement[] => [
         [pruneSql.DELETE_ENDED_SQL(table), [ids, status]],
         keepRowCount(counters, { kind, count, sign: -1 }),
@@ -76,7 +79,7 @@ export async function pruneJobs(db: Database, target: { name: string; quoted: Qu
       result[status] += results.reduce((sum: number, each, i) => sum + (i % 2 === 0 ? (each as { affectedRows: number }).affectedRows : 0), 0);
       result.chunks++;
       // Jobs that end while it runs join the range: what is left never goes below none.
-      options.onProgress?.(result, Math.max(0, toDelete - result.done - result.failed));
+      options.onProgress?.(result, Math.max(0, toDelete - result.done - result.failed - result.cancelled));
       if (rows.length < CHUNK) break;
     }
   }

@@ -6,10 +6,10 @@ import type { Statement } from '../db/transaction.js';
 import * as newJobsSql from './sql/new-jobs.js';
 import * as uncountedSql from './sql/uncounted-jobs.js';
 
-const KEPT_COLUMNS = { unclaimed: 'waiting_jobs', done: 'done_jobs', failed: 'failed_jobs' } as const;
+const KEPT_COLUMNS = { unclaimed: 'waiting_jobs', done: 'done_jobs', failed: 'failed_jobs', cancelled: 'cancelled_jobs' } as const;
 
 /**
- * Sets the queue's kept counts of waiting, done and failed jobs (claim/sql/counters.ts) from the
+ * Sets the queue's kept counts of waiting, done, failed and cancelled jobs (claim/sql/counters.ts) from the
  * table, in place of its new-job rows (sql/new-jobs.ts), and lists every kind it holds there:
  * after a migration (setup-tables) and after rows were changed by hand. While it counts,
  * every transaction that would change a count waits at its counter row or at the end of the
@@ -33,7 +33,7 @@ export async function recountKeptCounts(db: Database, table: { name: string; quo
         [countersSql.ZERO_KEPT_COUNTS_SQL, [table.name]],
         [countersSql.COUNT_KEPT_SQL(table.quoted)],
         [countersSql.KINDS_IN_TABLE_SQL(table.quoted)],
-      )) as [unknown, unknown, unknown, Array<{ kind: string | null; status: 'unclaimed' | 'done' | 'failed'; count: number }>, Array<{ kind: string }>];
+      )) as [unknown, unknown, unknown, Array<{ kind: string | null; status: keyof typeof KEPT_COLUMNS; count: number }>, Array<{ kind: string }>];
       const counts = new KeptDeltas();
       for (const { kind, status, count } of counted) {
         const column = KEPT_COLUMNS[status];

@@ -132,7 +132,7 @@ async function countJobs(db: Database, table: { name: string; quoted: QuotedIden
     const [rows, ...again] = await db.query<[CountRow[], ...Lists]>(`${statsSql.COUNT_JOBS_SQL(table.quoted, kinds.length > 0, priorities.length)};\n${listsSql}`, [
       ...(kinds.length > 0 ? [kinds] : []),
       ...priorities,
-      ...Array(5).fill(table.name),
+      ...Array(6).fill(table.name),
       mark,
       table.name,
       table.name,

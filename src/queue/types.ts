@@ -6,8 +6,8 @@ import type { JobSnoozed } from '../errors.js';
 export type { Claim, ClaimedJob, ClaimOptions, Lane, Settlement } from '../claim/types.js';
 
 /** Where a job is in its life: see "Job states" in docs/design.md. */
-export type JobStatus = 'unclaimed' | 'claimed' | 'done' | 'failed';
-export const JOB_STATUSES: readonly JobStatus[] = ['unclaimed', 'claimed', 'done', 'failed'];
+export type JobStatus = 'unclaimed' | 'claimed' | 'done' | 'failed' | 'cancelled';
+export const JOB_STATUSES: readonly JobStatus[] = ['unclaimed', 'claimed', 'done', 'failed', 'cancelled'];
 
 /** The largest payload a job may carry, as UTF-8 JSON text. */
 export const MAX_PAYLOAD_BYTES = 64 * 1024;
@@ -119,7 +119,10 @@ export interface Job<Kind extends string | null = string | null, Payload = unkno
   attempts: number;
   /** The job's group, or null (see {@link EnqueueTiming.group}). */
   group: string | null;
-  /** Fires when the worker is stopped hard (`stop({ timeoutMs })` ran out), or the run's timeout passed: give up and throw. */
+  /**
+   * Fires when the job is cancelled (`cancel`, with a JobCancelled), the worker is stopped hard
+   * (`stop({ timeoutMs })` ran out), or the run's timeout passed: give up and throw.
+   */
   signal: AbortSignal;
   /**
    * Puts the job off: when the handler ends (returns, or throws this error or any other), the job
@@ -127,6 +130,12 @@ export interface Job<Kind extends string | null = string | null, Payload = unkno
    * worker's `maxSnoozes` (default 100) snoozes of the job, it goes to `failed` instead.
    */
   snooze(seconds: number): JobSnoozed;
+  /**
+   * Reports how far the run has come: a number or a small JSON object (at most 4 KiB), kept with
+   * the job for `queue.job`, `jobq job` and the dashboard. Written at most 4 times a second
+   * whatever the handler calls; the latest report before the job ends is always written.
+   */
+  progress(value: number | Record<string, unknown>): void;
 }
 
 /** The jobs a handler of a queue may get: in a typed queue, one of its kinds with that kind's payload. */
@@ -141,8 +150,6 @@ export type HandlerMap<Tasks extends TaskMap> =
   IsUntyped<Tasks> extends true
     ? { [kind: string]: JobHandler<Job<string, unknown>> }
     : { [Kind in keyof Tasks & string]?: JobHandler<Job<Kind, Tasks[Kind]>> };
-
-
 
 export interface QueueStats {
   table: string;

@@ -5,6 +5,7 @@ import type { ClaimLoop } from '../claim/loop.js';
 import type { ServerAddress } from '../config/database-url.js';
 import type { JobSpans } from '../tracing/job-spans.js';
 import { snoozeSeconds, tooManySnoozes } from './job-snooze.js';
+import { keptJson, MAX_RESULT_BYTES } from './job-result.js';
 
 // A job's run, from its handler's call to the outcome its claim loop settles, apart from the
 // scheduling of runs (which job starts when), which is the worker's.
@@ -38,6 +39,8 @@ export interface Held {
   abort: HandlerAbort;
   /** Seconds the handler put the job off by (`job.snooze`); undefined while it has not. */
   snoozeSeconds?: number;
+  /** The job was cancelled while its handler ran (its signal fired with a JobCancelled). */
+  cancelled?: boolean;
 }
 
 /**
@@ -78,8 +81,8 @@ export interface RunResult {
   durationMs: number;
 }
 
-/** The job as its handler sees it. */
-export function jobView(held: Held): Job {
+/** The job as its handler sees it; `onProgress` takes its `job.progress` reports. */
+export function jobView(held: Held, onProgress: (held: Held, value: unknown) => void): Job {
   const { job } = held;
   return {
     id: job.id,
@@ -93,6 +96,9 @@ export function jobView(held: Held): Job {
     snooze(seconds: number) {
       held.snoozeSeconds = snoozeSeconds(seconds);
       return new JobSnoozed(held.snoozeSeconds);
+    },
+    progress(value: unknown) {
+      onProgress(held, value);
     },
   };
 }
@@ -113,21 +119,40 @@ export async function runHandler(handlers: ResolvedHandlers, held: Held, view: J
   return { outcome, durationMs: performance.now() - started };
 }
 
+/** What became of a run, as the worker counts it. */
+export type Settled = 'lost' | 'completed' | 'retried' | 'failed' | 'snoozed' | 'cancelled';
+
 /**
- * Hands the outcome to the job's claim loop, which settles it in its next turn: completed, failed
- * (retried later, or for good once its attempts are used up), or snoozed (put off, or failed once
- * snoozed `maxSnoozes` times already), whatever the run's outcome, when the handler asked for it
- * (`job.snooze`, or a JobSnoozed thrown). A job whose lease ran out while its handler ran is
- * `lost`: another worker may have it by now. Its outcome is still sent, guarded by the claim's
- * token: if nobody took the job meanwhile, it is settled and not run again. The outcome, with
- * the error the job failed with, or the seconds it was put off by.
+ * Hands the outcome to the job's claim loop, which settles it in its next turn: completed (with
+ * its result, when `keepResults`), failed (retried later, or for good once its attempts are used
+ * up), snoozed (put off, or failed once snoozed `maxSnoozes` times already), whatever the run's
+ * outcome, when the handler asked for it (`job.snooze`, or a JobSnoozed thrown), or cancelled,
+ * when a cancel came while it ran and it did not complete. A job whose lease ran out while its
+ * handler ran is `lost`: another worker may have it by now. Its outcome is still sent, guarded by
+ * the claim's token: if nobody took the job meanwhile, it is settled and not run again. The
+ * outcome, with the error the job failed with, or the seconds it was put off by.
  */
 export function settleOutcome(
-  { job, claim, loop, snoozeSeconds: asked }: Held,
+  { job, claim, loop, snoozeSeconds: asked, cancelled }: Held,
   outcome: Outcome,
-  limits: { maxAttempts: number; maxSnoozes: number },
-): { settled: 'lost' | 'completed' | 'retried' | 'failed' | 'snoozed'; error?: unknown; seconds?: number } {
+  limits: { maxAttempts: number; maxSnoozes: number; keepResults: boolean },
+): { settled: Settled; error?: unknown; seconds?: number } {
   const leaseLost = loop.leaseLost(claim);
+  if (cancelled === true && (!outcome.ok || asked !== undefined)) {
+    loop.cancel(claim, [job.id]);
+    return { settled: leaseLost ? 'lost' : 'cancelled' };
+  }
+  if (outcome.ok && asked === undefined && limits.keepResults) {
+    let result: string | undefined;
+    try {
+      result = keptJson(outcome.result, `the result of job ${job.id}`, MAX_RESULT_BYTES);
+    } catch (error) {
+      loop.fail(claim, job.id, error, { forGood: true });
+      return { settled: leaseLost ? 'lost' : 'failed', error };
+    }
+    loop.complete(claim, job.id, result);
+    return { settled: leaseLost ? 'lost' : 'completed' };
+  }
   const snooze = asked ?? (!outcome.ok && outcome.error instanceof JobSnoozed ? outcome.error.seconds : undefined);
   if (snooze !== undefined) {
     if (job.snoozes < limits.maxSnoozes) {

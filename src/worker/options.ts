@@ -22,6 +22,12 @@ export interface WorkerOptions {
   retryDelayMs?: number;
   /** Keep finished jobs as `done` instead of deleting them (default false). */
   keepDone?: boolean;
+  /**
+   * Keep the jobs whose handler returned a value as `done`, with that value (JSON, at most 64 KiB),
+   * for `queue.job` and `queue.waitFor` to read and `prune` to remove (default false); jobs whose
+   * handler returned nothing are deleted unless `keepDone`. With `keepDone`, every result is kept.
+   */
+  keepResults?: boolean;
   /** Stop by itself once nothing due is left (default false). */
   once?: boolean;
   /**
@@ -49,6 +55,7 @@ export function resolveWorkerOptions(options: WorkerOptions = {}): ResolvedWorke
     maxSnoozes: checkNumber(OPTIONS.maxSnoozes, options.maxSnoozes),
     retryDelayMs: checkNumber(OPTIONS.retryDelayMs, options.retryDelayMs),
     keepDone: options.keepDone ?? DEFAULTS.keepDone,
+    keepResults: options.keepResults ?? DEFAULTS.keepResults,
     once: options.once ?? DEFAULTS.once,
     timeoutMs: resolveTimeouts(options.timeoutMs),
   };

@@ -7,6 +7,10 @@ import type { CandidateSource } from '../db/replica.js';
 import type { AnyTasks, Claim, HandlerMap, Job, JobHandler, JobOf, TaskMap } from '../queue/types.js';
 import { HandlerAbort, jobView, resolveHandlers, runHandler, settleOutcome, type Held, type ResolvedHandlers, type RunTracing } from './job-runner.js';
 import { runWithin, timeoutFor } from './job-timeout.js';
+import { watchCancels } from './cancel-watch.js';
+import { ProgressReports } from './job-progress.js';
+import { keptJson, MAX_PROGRESS_BYTES } from './job-result.js';
+import { ExitCode, JobCancelled, JobqError } from '../errors.js';
 import { loadJobSpans } from '../tracing/job-spans.js';
 import { ClaimLoop, type JobSink } from '../claim/loop.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './options.js';
@@ -62,6 +66,8 @@ export interface WorkerCounters {
   failed: number;
   /** Runs that put their job off (`job.snooze`). */
   snoozed: number;
+  /** Jobs cancelled while the worker held them (`cancel`): their handler gave up, or never started. */
+  cancelled: number;
   /**
    * Transactions run again after the server rolled them back: a deadlock, or a write set that
    * lost certification to another node's (Galera, Group Replication in multi-primary mode); and
@@ -76,7 +82,7 @@ export interface WorkerCounters {
 }
 
 /** Counters at zero: a new worker's. */
-export const noCounts = (): WorkerCounters => ({ claims: 0, emptyClaims: 0, completed: 0, retried: 0, failed: 0, snoozed: 0, deadlocks: 0, lockWaits: 0, warnings: 0, lost: 0 });
+export const noCounts = (): WorkerCounters => ({ claims: 0, emptyClaims: 0, completed: 0, retried: 0, failed: 0, snoozed: 0, cancelled: 0, deadlocks: 0, lockWaits: 0, warnings: 0, lost: 0 });
 
 /** What a worker's log says of a job whose lease ran out while its handler ran (the `lost` event). */
 export const lostLeaseMessage = (id: number) =>
@@ -115,7 +121,7 @@ const EXTRA_LOOP_PAUSE_MS = 500;
  */
 const LIGHT_CLAIM_PAUSE_MS = 4;
 
-/** After `stop({ timeoutMs })` or their own timeout aborted them, handlers get this long to return before they are given up on. */
+/** After `stop({ timeoutMs })`, their own timeout or a cancel aborted them, handlers get this long to return before they are given up on. */
 const ABORT_GRACE_MS = 1000;
 
 /**
@@ -151,6 +157,8 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
   private checkingDrained = false;
   private whenIdle: (() => void) | undefined;
   private tracing: RunTracing | undefined;
+  private progress: ProgressReports | undefined;
+  private readonly onProgress = (held: Held, value: unknown): void => this.reportProgress(held, value);
 
   constructor(context: WorkerContext, handlers: JobHandler<JobOf<Tasks>> | HandlerMap<Tasks>, options: WorkerOptions = {}) {
     super();
@@ -217,6 +225,8 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
       });
       const tickerDb = await connect();
       connections.push(tickerDb);
+      this.progress = new ProgressReports(tickerDb, context.quotedTable);
+      watchCancels(tickerDb, context.quotedTable, () => this.runningIds(), (ids) => this.cancelRunning(ids), this.claiming.signal);
       // A handler whose lease ran out is told while it runs, not only when it returns.
       watchdog = setInterval(() => {
         for (const held of this.running) if (held.loop.leaseLost(held.claim)) this.loseLease(held);
@@ -287,7 +297,9 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
         this.reserved -= reserved;
         for (const job of claim.jobs) {
           const held = { job, claim, loop: loop(), abort: new HandlerAbort() };
-          if (this.suspect !== undefined) {
+          if (job.cancelRequested) {
+            this.cancelUnstarted(held);
+          } else if (this.suspect !== undefined) {
             held.loop.release(claim, [job.id]);
           } else if (job.leaseExpiries > 0) {
             this.suspect = held;
@@ -318,13 +330,15 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
   }
 
   private async runJob(held: Held): Promise<void> {
-    const view = jobView(held);
+    const view = jobView(held, this.onProgress);
     const run = runHandler(this.handlers, held, view, this.tracing);
     const timeoutMs = timeoutFor(this.options.timeoutMs, held.job);
     const { outcome, durationMs } = timeoutMs === undefined ? await run : await runWithin(run, held.abort, timeoutMs, ABORT_GRACE_MS);
     if (held === this.suspect) this.suspect = undefined;
-    if (!this.running.delete(held)) return; // given up on after stop({ timeoutMs }): already failed
-    const { settled, error, seconds } = settleOutcome(held, outcome, this.options);
+    if (!this.running.has(held)) return; // given up on after stop({ timeoutMs }) or a cancel: already settled
+    if (this.progress?.has(held.job.id) === true) await this.progress.flush(held.job.id);
+    if (!this.running.delete(held)) return;
+    const { settled, error, seconds } = settleOutcome(held, outcome, { ...this.options, keepResults: this.options.keepResults || this.options.keepDone });
     this.counters[settled]++;
     if (settled === 'lost') {
       this.loseLease(held);
@@ -333,11 +347,58 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
       this.emitSafely('completed', view, outcome.ok ? outcome.result : undefined, { durationMs } satisfies RunInfo);
     } else if (settled === 'snoozed') {
       this.emitSafely('snoozed', view, { seconds: seconds!, durationMs } satisfies SnoozeInfo);
+    } else if (settled === 'cancelled') {
+      this.emitSafely('cancelled', view, { durationMs } satisfies RunInfo);
     } else {
       this.emitSafely('failed', view, error, { final: settled === 'failed', durationMs } satisfies FailureInfo);
     }
     this.startJobs();
     if (this.running.size === 0) this.whenIdle?.();
+  }
+
+  /** The ids of the jobs whose handlers run now, but those being cancelled already. */
+  private runningIds(): number[] {
+    const ids: number[] = [];
+    for (const held of this.running) if (held.cancelled !== true) ids.push(held.job.id);
+    return ids;
+  }
+
+  /**
+   * Cancels running jobs that `cancel` marked: fires their handler's signal, and gives up on a
+   * handler still running ABORT_GRACE_MS later (the job is cancelled, its slot freed, whatever its
+   * code goes on doing). A handler that completes first completes its job.
+   */
+  private cancelRunning(ids: readonly number[]): void {
+    const marked = new Set(ids);
+    for (const held of this.running) {
+      if (!marked.has(held.job.id) || held.cancelled === true) continue;
+      held.cancelled = true;
+      held.abort.abort(new JobCancelled(held.job.id));
+      setTimeout(() => {
+        if (!this.running.delete(held)) return;
+        held.loop.cancel(held.claim, [held.job.id]);
+        this.counters.cancelled++;
+        this.emitSafely('cancelled', jobView(held, this.onProgress), { durationMs: ABORT_GRACE_MS } satisfies RunInfo);
+        this.startJobs();
+        if (this.running.size === 0) this.whenIdle?.();
+      }, ABORT_GRACE_MS).unref();
+    }
+  }
+
+  /** A claimed job marked for cancelling before it started: cancelled without running. */
+  private cancelUnstarted(held: Held): void {
+    held.loop.cancel(held.claim, [held.job.id]);
+    this.counters.cancelled++;
+    this.emitSafely('cancelled', jobView(held, this.onProgress), { durationMs: 0 } satisfies RunInfo);
+  }
+
+  /** Takes a handler's `job.progress` report: checked at once (a bad one throws in the handler), written soon after. */
+  private reportProgress(held: Held, value: unknown): void {
+    if (!(typeof value === 'number' && Number.isFinite(value)) && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+      throw new JobqError(`job.progress takes a number or a plain object, not ${JSON.stringify(value) ?? typeof value}`, ExitCode.usage);
+    }
+    const json = keptJson(value, `the progress of job ${held.job.id}`, MAX_PROGRESS_BYTES)!;
+    if (this.running.has(held)) this.progress?.report(held.job.id, held.claim.token, json);
   }
 
   /** Fires the handler's signal of a job whose lease ran out. */
@@ -427,6 +488,7 @@ export interface Worker<Tasks extends TaskMap = AnyTasks> {
   on(event: 'warning', listener: (warning: WorkerWarning) => void): this;
   on(event: 'lost', listener: (job: JobOf<Tasks>, info: RunInfo) => void): this;
   on(event: 'snoozed', listener: (job: JobOf<Tasks>, info: SnoozeInfo) => void): this;
+  on(event: 'cancelled', listener: (job: JobOf<Tasks>, info: RunInfo) => void): this;
   once(event: 'completed', listener: (job: JobOf<Tasks>, result: unknown, info: RunInfo) => void): this;
   once(event: 'failed', listener: (job: JobOf<Tasks>, error: unknown, info: FailureInfo) => void): this;
   once(event: 'error', listener: (error: Error) => void): this;
@@ -434,6 +496,7 @@ export interface Worker<Tasks extends TaskMap = AnyTasks> {
   once(event: 'warning', listener: (warning: WorkerWarning) => void): this;
   once(event: 'lost', listener: (job: JobOf<Tasks>, info: RunInfo) => void): this;
   once(event: 'snoozed', listener: (job: JobOf<Tasks>, info: SnoozeInfo) => void): this;
+  once(event: 'cancelled', listener: (job: JobOf<Tasks>, info: RunInfo) => void): this;
 }
 
 /**

@@ -9,7 +9,7 @@ const JOBS = quoteIdentifier('jobs');
 
 // What a claim loop adds to the running totals, from its settle statements, with no server.
 
-const job = (id: number, kind: string | null, attempts = 1): ClaimedJob => ({ id, kind, payload: null, attempts, leaseExpiries: 0, priority: 0, snoozes: 0, timeoutMs: null, traceContext: null, group: null });
+const job = (id: number, kind: string | null, attempts = 1): ClaimedJob => ({ id, kind, payload: null, attempts, leaseExpiries: 0, priority: 0, snoozes: 0, timeoutMs: null, traceContext: null, group: null, cancelRequested: false });
 const claim: Claim = { token: Buffer.alloc(16), jobs: [job(1, 'email'), job(2, 'email'), job(3, 'report', 3), job(4, null)], candidates: 4, failedIds: [] };
 
 /** The values of the tally's statement, as [kind, lane, completed, failed, retried, claims, empty claims] rows. */

@@ -279,12 +279,14 @@ export function candidatesStale(table: QuotedIdentifier, scope: ClaimScope, stea
  * would otherwise send its JSON type pre-parsed, MariaDB its LONGTEXT as text). Attempts and lease
  * expiries come as MARK_CLAIMED_SQL will leave them; `waiting` (1 or 0) tells a waiting job that
  * was counted from one whose lease ran out or one not counted yet (queue/sql/uncounted-jobs.ts),
- * for the kept count of waiting jobs. Params: [ids].
+ * for the kept count of waiting jobs; `cancelRequested`, a job marked for cancelling while a run
+ * of it that failed, snoozed or lost its lease was under way (queue/sql/cancel.ts), which the
+ * worker cancels instead of running. Params: [ids].
  */
 export const LOCK_CANDIDATES_SQL = (table: QuotedIdentifier) => `
   SELECT id, kind, CAST(payload AS CHAR) AS payload, attempts + (status = 'unclaimed') AS attempts, priority,
          lease_expiries + (status = 'claimed') AS leaseExpiries, trace_context AS traceContext, job_group AS \`group\`,
-         snoozes, timeout_ms AS timeoutMs,
+         snoozes, timeout_ms AS timeoutMs, cancel_requested_at IS NOT NULL AS cancelRequested,
          status = 'unclaimed' AND claim_token <> ${UNCOUNTED_TOKEN} AS waiting
     FROM ${table} FORCE INDEX (PRIMARY)
    WHERE id IN (?) AND ${CLAIMABLE}

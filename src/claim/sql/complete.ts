@@ -31,6 +31,27 @@ export const MARK_DONE_SQL = (table: QuotedIdentifier) => `
    WHERE id IN (?) AND claim_token = ?`;
 
 /**
+ * Keeps processed jobs as `done` with what their handlers returned (`keepResults`): one CASE arm
+ * per job, so that a batch stays one statement per kind. Params: per job its id and its result's
+ * JSON text, then [ids], token.
+ */
+export const MARK_DONE_WITH_RESULTS_SQL = (table: QuotedIdentifier, jobs: number) => `
+  UPDATE ${table} FORCE INDEX (PRIMARY)
+     SET status = 'done', claim_token = DEFAULT, run_after = NOW(6),
+         result = CASE id ${Array.from({ length: jobs }, () => 'WHEN ? THEN ?').join(' ')} END
+   WHERE id IN (?) AND claim_token = ?`;
+
+/**
+ * Ends jobs their handler gave up on at a cancel (queue/sql/cancel.ts marked them): `cancelled`,
+ * ended now, their keys given up as a cancel of a waiting job gives them up. Params: [ids], token.
+ */
+export const CANCEL_OWNED_SQL = (table: QuotedIdentifier) => `
+  UPDATE ${table} FORCE INDEX (PRIMARY)
+     SET status = 'cancelled', claim_token = DEFAULT, run_after = NOW(6),
+         given_key = NULL, unique_key = NULL, unique_while = NULL
+   WHERE id IN (?) AND claim_token = ?`;
+
+/**
  * Hands jobs back unstarted, waiting again from now, and gives back the attempt their claim
  * counted: a worker that stops, or makes room for a job it must run alone, costs them nothing.
  * Their lease expiries stay: a job not yet proven innocent of a crash is still run alone.
@@ -53,6 +74,10 @@ export const SNOOZE_OWNED_SQL = (table: QuotedIdentifier) => `
          claim_token = DEFAULT, owner_id = DEFAULT, owner_date = NOW(6), run_after = NOW(6) + INTERVAL ? MICROSECOND
    WHERE id IN (?) AND claim_token = ?`;
 
+/** Stores what a running job's handler last reported (`job.progress`), while its claim holds it. Params: JSON text, id, token. */
+export const SET_PROGRESS_SQL = (table: QuotedIdentifier) => `
+  UPDATE ${table} FORCE INDEX (PRIMARY) SET progress = ? WHERE id = ? AND claim_token = ?`;
+
 /** Extends the lease of jobs still held, while a slow batch is processed. Params: lease µs, [ids], token. */
 export const EXTEND_LEASE_SQL = (table: QuotedIdentifier) => `
   UPDATE ${table} FORCE INDEX (PRIMARY)
@@ -66,18 +91,24 @@ export const REQUEUE_FAILED_SQL = (table: QuotedIdentifier) => `
          owner_date = NOW(6), run_after = NOW(6)
    WHERE id IN (?) AND status = 'failed'`;
 
+/** How many errors a job keeps in `errors`: those of its latest attempts. */
+export const KEPT_ERRORS = 20;
+
 /**
  * A handler failed on these jobs: each goes back to the queue after a delay that doubles with
  * every attempt (base × 2^(attempts-1), at most an hour), or to `failed` once its attempts are
- * used up (run_after then says when it ended); the error is kept either way. The run ended in the
- * handler, not in a crash: the job's lease expiries start again from 0. SET runs left to right:
- * `attempts` is unchanged here. Params: max attempts, max attempts, base delay µs, error text,
- * [ids], token.
+ * used up (run_after then says when it ended); the error is kept either way, in `last_error` and
+ * appended to `errors` with its attempt, time and stack, the oldest dropped past KEPT_ERRORS.
+ * The run ended in the handler, not in a crash: the job's lease expiries start again from 0. SET
+ * runs left to right: `attempts` is unchanged here. Params: max attempts, max attempts, base delay
+ * µs, error text, error text, stack text, [ids], token.
  */
 export const FAIL_OWNED_SQL = (table: QuotedIdentifier) => `
   UPDATE ${table} FORCE INDEX (PRIMARY)
      SET status = IF(attempts >= ?, 'failed', 'unclaimed'), lease_expiries = 0,
          run_after = IF(attempts >= ?, NOW(6),
                         NOW(6) + INTERVAL CAST(LEAST(? * POW(2, attempts - 1), 3600000000) AS UNSIGNED) MICROSECOND),
-         last_error = ?, claim_token = DEFAULT
+         last_error = ?, claim_token = DEFAULT,
+         errors = JSON_ARRAY_APPEND(IF(JSON_LENGTH(errors) >= ${KEPT_ERRORS}, JSON_REMOVE(errors, '$[0]'), IFNULL(errors, JSON_ARRAY())), '$',
+                    JSON_OBJECT('attempt', attempts, 'at', DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%dT%H:%i:%s.%fZ'), 'message', ?, 'stack', ?))
    WHERE id IN (?) AND claim_token = ?`;

@@ -10,7 +10,8 @@ import { addColumnsOnceSql } from '../../db/add-columns-once.js';
  * each other's counter row. Jobs without a kind count under ''; so do the claims and empty claims
  * (claims that found candidates but locked none), which have no kind.
  *
- * And the jobs kept as `done` and `failed` in the table now (done_jobs, failed_jobs): changed in
+ * And the jobs kept as `done`, `failed` and `cancelled` in the table now (done_jobs, failed_jobs,
+ * cancelled_jobs): changed in
  * the same transaction as the rows they count, by every statement that makes or removes such a
  * job, so that reading them costs a few rows where counting would read every finished job. A
  * shard's figure may go below zero (a job counted done in one row is pruned in another); the sum
@@ -22,6 +23,7 @@ import { addColumnsOnceSql } from '../../db/add-columns-once.js';
 
 const KEPT_COUNT_COLUMNS = ['done_jobs BIGINT NOT NULL DEFAULT 0', 'failed_jobs BIGINT NOT NULL DEFAULT 0'];
 const WAITING_COUNT_COLUMN = 'waiting_jobs BIGINT NOT NULL DEFAULT 0';
+const CANCELLED_COUNT_COLUMN = 'cancelled_jobs BIGINT NOT NULL DEFAULT 0';
 
 /**
  * The claim token of a waiting job not counted yet, as SQL: a claim or a cancel takes it off no
@@ -30,7 +32,10 @@ const WAITING_COUNT_COLUMN = 'waiting_jobs BIGINT NOT NULL DEFAULT 0';
 export const UNCOUNTED_TOKEN = "X'ffffffffffffffffffffffffffffffff'";
 
 /** A count kept of the jobs in the table with this status. */
-export type KeptCount = 'waiting_jobs' | 'done_jobs' | 'failed_jobs';
+export type KeptCount = 'waiting_jobs' | 'done_jobs' | 'failed_jobs' | 'cancelled_jobs';
+
+/** Every kept count, in the order keepCountsSql takes them. */
+export const KEPT_COUNTS: readonly KeptCount[] = ['waiting_jobs', 'done_jobs', 'failed_jobs', 'cancelled_jobs'];
 
 export const CREATE_COUNTERS_TABLE_SQL = `
   CREATE TABLE IF NOT EXISTS jobq_counters (
@@ -42,7 +47,7 @@ export const CREATE_COUNTERS_TABLE_SQL = `
     retried BIGINT UNSIGNED NOT NULL DEFAULT 0,
     claims BIGINT UNSIGNED NOT NULL DEFAULT 0,
     empty_claims BIGINT UNSIGNED NOT NULL DEFAULT 0,
-    ${[...KEPT_COUNT_COLUMNS, WAITING_COUNT_COLUMN].join(', ')},
+    ${[...KEPT_COUNT_COLUMNS, WAITING_COUNT_COLUMN, CANCELLED_COUNT_COLUMN].join(', ')},
     PRIMARY KEY (queue, kind, shard)
   ) ENGINE = InnoDB COMMENT = 'jobq: jobs completed, failed and retried since the table was made, and waiting, done and failed now, per kind'`;
 
@@ -59,6 +64,9 @@ export const ADD_KEPT_COUNTS_SQL = addColumnsOnceSql('jobq_counters', 'done_jobs
 /** The kept count of waiting jobs' column, added likewise. */
 export const ADD_WAITING_COUNT_SQL = addColumnsOnceSql('jobq_counters', 'waiting_jobs', `ADD COLUMN ${WAITING_COUNT_COLUMN}`);
 
+/** The kept count of cancelled jobs' column, added likewise. */
+export const ADD_CANCELLED_COUNT_SQL = addColumnsOnceSql('jobq_counters', 'cancelled_jobs', `ADD COLUMN ${CANCELLED_COUNT_COLUMN}`);
+
 /** The totals per kind. Params: queue. */
 export const TOTALS_BY_KIND_SQL = `
   SELECT kind, SUM(completed) AS completed, SUM(failed) AS failed, SUM(retried) AS retried,
@@ -74,12 +82,11 @@ export const keepRowCountSql = (count: KeptCount) => `
   INSERT INTO jobq_counters (queue, kind, shard, ${count}) VALUES (?, ?, ?, ? * ROW_COUNT())
   ON DUPLICATE KEY UPDATE ${count} = ${count} + VALUES(${count})`;
 
-/** Adds to the kept counts, one row per kind. Params per row: queue, kind, shard, waiting, done, failed. */
+/** Adds to the kept counts, one row per kind. Params per row: queue, kind, shard, then each of KEPT_COUNTS. */
 export const keepCountsSql = (rows: number) => `
-  INSERT INTO jobq_counters (queue, kind, shard, waiting_jobs, done_jobs, failed_jobs) VALUES
-  ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?)').join(', ')}
-  ON DUPLICATE KEY UPDATE waiting_jobs = waiting_jobs + VALUES(waiting_jobs), done_jobs = done_jobs + VALUES(done_jobs),
-    failed_jobs = failed_jobs + VALUES(failed_jobs)`;
+  INSERT INTO jobq_counters (queue, kind, shard, ${KEPT_COUNTS.join(', ')}) VALUES
+  ${Array.from({ length: rows }, () => `(?, ?, ?, ${KEPT_COUNTS.map(() => '?').join(', ')})`).join(', ')}
+  ON DUPLICATE KEY UPDATE ${KEPT_COUNTS.map((count) => `${count} = ${count} + VALUES(${count})`).join(', ')}`;
 
 /**
  * The recount's first step: locks the queue's counter rows and, under REPEATABLE READ, the gaps
@@ -90,10 +97,10 @@ export const keepCountsSql = (rows: number) => `
 export const LOCK_QUEUE_COUNTERS_SQL = 'SELECT shard FROM jobq_counters WHERE queue = ? FOR UPDATE';
 
 /** Params: queue. */
-export const ZERO_KEPT_COUNTS_SQL = 'UPDATE jobq_counters SET waiting_jobs = 0, done_jobs = 0, failed_jobs = 0 WHERE queue = ?';
+export const ZERO_KEPT_COUNTS_SQL = `UPDATE jobq_counters SET ${KEPT_COUNTS.map((count) => `${count} = 0`).join(', ')} WHERE queue = ?`;
 
 /**
- * The waiting, done and failed jobs in all, over their ranges of the status index, and per kind,
+ * The waiting, done, failed and cancelled jobs in all, over their ranges of the status index, and per kind,
  * over the kind index (which holds no status for jobs without a kind: those are the difference).
  * Waiting jobs not counted yet are left out (a fold counts them): the waiting ones are read by
  * their rows, for their claim token. One statement, one snapshot.
@@ -101,7 +108,7 @@ export const ZERO_KEPT_COUNTS_SQL = 'UPDATE jobq_counters SET waiting_jobs = 0, 
 export const COUNT_KEPT_SQL = (table: QuotedIdentifier) => `
   SELECT NULL AS kind, status, COUNT(*) AS count
     FROM ${table} FORCE INDEX (status_priority_run_after)
-   WHERE status IN ('done', 'failed')
+   WHERE status IN ('done', 'failed', 'cancelled')
    GROUP BY status
   UNION ALL
   SELECT NULL, 'unclaimed', COUNT(*)
@@ -110,7 +117,7 @@ export const COUNT_KEPT_SQL = (table: QuotedIdentifier) => `
   UNION ALL
   SELECT kind, kind_status, COUNT(*)
     FROM ${table} FORCE INDEX (kind_status_group_priority_run_after)
-   WHERE kind IS NOT NULL AND kind_status IN ('done', 'failed')
+   WHERE kind IS NOT NULL AND kind_status IN ('done', 'failed', 'cancelled')
    GROUP BY kind, kind_status
   UNION ALL
   SELECT kind, 'unclaimed', COUNT(*)

@@ -20,9 +20,9 @@ const duration = (value: string): number => {
 
 export function registerPrune(program: Command): void {
   addConnectionOptions(program.command('prune'))
-    .description('delete done and failed jobs that ended longer ago than an age, in small chunks')
+    .description('delete done, failed and cancelled jobs that ended longer ago than an age, in small chunks')
     .addOption(new Option('--done-older-than <age>', 'done jobs (kept by --keep-done / keepDone) that ended this long ago: 90s, 15m, 12h, 7d, 2w').argParser(duration))
-    .addOption(new Option('--failed-older-than <age>', 'failed jobs (attempts used up) that failed this long ago').argParser(duration))
+    .addOption(new Option('--failed-older-than <age>', 'failed jobs (attempts used up) and cancelled jobs that ended this long ago').argParser(duration))
     .addHelpText(
       'after',
       `
@@ -43,12 +43,12 @@ while it runs, and stopping it half way loses nothing but the rest of the prunin
           .prune({
             ...(options.doneOlderThan !== undefined && { doneOlderThan: options.doneOlderThan }),
             ...(options.failedOlderThan !== undefined && { failedOlderThan: options.failedOlderThan }),
-            ...(progress.shown && { onProgress: (soFar, left) => progress.update(soFar.done + soFar.failed, left === undefined ? undefined : { count: left }) }),
+            ...(progress.shown && { onProgress: (soFar, left) => progress.update(soFar.done + soFar.failed + soFar.cancelled, left === undefined ? undefined : { count: left }) }),
           })
           .finally(() => progress.end());
         const keys = result.keys > 0 ? ` and ${result.keys} keys of gone jobs` : '';
         const windows = result.windows > 0 ? ` and ${result.windows} unique keys whose window ended` : '';
-        out.line(`pruned ${result.done} done and ${result.failed} failed jobs${keys}${windows} in ${result.chunks} chunk${result.chunks === 1 ? '' : 's'}`);
+        out.line(`pruned ${result.done} done, ${result.failed} failed and ${result.cancelled} cancelled jobs${keys}${windows} in ${result.chunks} chunk${result.chunks === 1 ? '' : 's'}`);
       });
     });
 }

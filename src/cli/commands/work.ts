@@ -25,6 +25,7 @@ interface WorkOptions extends ConnectionOptions {
   maxSnoozes: number;
   retryDelayMs: number;
   keepDone?: boolean;
+  keepResults?: boolean;
   timeout?: Record<string, number>;
   metricsPort?: number;
   metricsHost: string;
@@ -45,6 +46,7 @@ export function registerWork(program: Command): void {
     .addOption(optionFor(OPTIONS.maxSnoozes))
     .addOption(optionFor(OPTIONS.retryDelayMs))
     .option('--keep-done', 'mark finished jobs done instead of deleting them')
+    .option('--keep-results', "keep jobs whose handler returned a value as done, with it (for `jobq job ID`); prune removes them")
     .addOption(new Option(OPTIONS.timeoutMs.flags, OPTIONS.timeoutMs.help).argParser(timeoutArgument))
     .addOption(
       new Option('--metrics-port <port>', 'serve each process\'s counters and handler durations for Prometheus at /metrics: process N on port + N - 1 (0: any free ports)').argParser(numberIn(0, 65_535)),
@@ -87,6 +89,7 @@ Examples:
         maxSnoozes: options.maxSnoozes,
         retryDelayMs: options.retryDelayMs,
         keepDone: options.keepDone ?? false,
+        keepResults: options.keepResults ?? false,
         once: options.once ?? false,
         ...(options.timeout !== undefined && { timeoutMs: options.timeout }),
       });

@@ -1,6 +1,6 @@
 import { exactCollation, type ServerVersion } from '../../db/server-version.js';
 import { DEFAULTS } from '../../config/defaults.js';
-import { ADD_KEPT_COUNTS_SQL, ADD_WAITING_COUNT_SQL, CREATE_COUNTERS_TABLE_SQL } from '../../claim/sql/counters.js';
+import { ADD_CANCELLED_COUNT_SQL, ADD_KEPT_COUNTS_SQL, ADD_WAITING_COUNT_SQL, CREATE_COUNTERS_TABLE_SQL } from '../../claim/sql/counters.js';
 import { CREATE_NEW_JOBS_TABLE_SQL } from './new-jobs.js';
 import { CREATE_FOLD_MARKS_TABLE_SQL, CREATE_UNCOUNTED_WRITERS_TABLE_SQL } from './uncounted-jobs.js';
 import { CREATE_JOB_KEYS_TABLE_SQL } from './job-keys.js';
@@ -10,6 +10,7 @@ import { CREATE_GROUP_LOCKS_TABLE_SQL, CREATE_GROUPED_KINDS_TABLE_SQL } from '..
 import { CREATE_PAUSED_KINDS_TABLE_SQL } from '../../claim/sql/pause.js';
 import { CREATE_SCHEDULES_TABLE_SQL } from './schedules.js';
 import type { QuotedIdentifier } from '../../config/identifiers.js';
+import { JOB_STATUSES } from '../types.js';
 import { MAX_TRACE_CONTEXT_LENGTH } from '../../tracing/job-spans.js';
 import { CREATE_UNIQUE_WINDOWS_TABLE_SQL, JOB_KEY_SQL, UNIQUE_SCOPES } from './unique-jobs.js';
 
@@ -27,6 +28,9 @@ export interface Migration {
   /** Values for the statements' `?` placeholders, given the table's plain name. */
   values?: (name: string) => unknown[];
 }
+
+/** Every job status, in the ENUM's order: new ones go last (an ENUM's values are stored as their position). */
+const JOB_STATUS_LIST = JOB_STATUSES.map((status) => `'${status}'`).join(', ');
 
 export const schemaComment = (version: number): string => `jobq schema ${version}`;
 
@@ -330,6 +334,27 @@ export const MIGRATIONS: readonly Migration[] = [
         ADD COLUMN job_key VARCHAR(65) CHARACTER SET ascii COLLATE ascii_bin AS (${JOB_KEY_SQL}) VIRTUAL,
         ADD ${partitioned ? 'KEY' : 'UNIQUE KEY'} job_key (job_key),
         COMMENT = '${schemaComment(20)}'`,
+  },
+  {
+    version: 21,
+    description: 'cancelled jobs, cancels of running jobs, results, progress, errors of every attempt',
+    // `cancelled` ends a job's life like `failed`, and is counted and pruned like it. A job that a
+    // worker holds is not cancelled under it: `cancel_requested_at` marks it, and the worker that
+    // holds it sees the mark and aborts its handler (worker/cancel-watch.ts). `result` is what
+    // the handler returned, kept with a done job (`keepResults`, `keepDone`); `progress` what it
+    // last reported (`job.progress`); `errors` the latest errors of its attempts, with the first
+    // lines of their stacks. A value added at the end of an ENUM: MySQL changes the definition
+    // only; MariaDB copies the table once. The new columns are nullable, added last.
+    sql: (table) => `
+      ${ADD_CANCELLED_COUNT_SQL};
+      ALTER TABLE ${table}
+        MODIFY status ENUM(${JOB_STATUS_LIST}) NOT NULL DEFAULT 'unclaimed',
+        MODIFY kind_status ENUM(${JOB_STATUS_LIST}) AS (IF(kind IS NULL, NULL, status)) STORED,
+        ADD COLUMN cancel_requested_at TIMESTAMP(6) NULL DEFAULT NULL,
+        ADD COLUMN result JSON NULL DEFAULT NULL,
+        ADD COLUMN progress JSON NULL DEFAULT NULL,
+        ADD COLUMN errors JSON NULL DEFAULT NULL,
+        COMMENT = '${schemaComment(21)}'`,
   },
 ];
 

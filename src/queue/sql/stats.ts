@@ -1,7 +1,7 @@
 import type { QuotedIdentifier } from '../../config/identifiers.js';
 import { UNCOUNTED_TOKEN } from '../../claim/sql/counters.js';
 /**
- * The jobs per status and kind, without counting the waiting, done and failed ones: those are kept
+ * The jobs per status and kind, without counting the waiting, done, failed and cancelled ones: those are kept
  * counts (claim/sql/counters.ts, scope `kept`, '' for no kind), the new jobs not yet folded into
  * them (sql/new-jobs.ts, scope `new`; `newRows`, how many rows those are) and the waiting jobs
  * not counted yet, after the fold mark (sql/uncounted-jobs.ts, scope `uncounted`: a range of the
@@ -16,7 +16,7 @@ import { UNCOUNTED_TOKEN } from '../../claim/sql/counters.js';
  * snapshot. The kinds and priorities are given (LISTED_KINDS_SQL, WAITING_PRIORITIES_SQL): read
  * in the same statement, by a join or a semi-join, the counts per kind went through a temporary
  * table, 1.8x slower on a million jobs. Params: [kinds] (none: no kind part), each priority,
- * the queue five times, then the fold mark.
+ * the queue six times, then the fold mark.
  */
 export const COUNT_JOBS_SQL = (table: QuotedIdentifier, withKinds: boolean, priorities: number) => `
   SELECT 'all' AS scope, NULL AS kind, 'claimed' AS status, COUNT(*) AS count
@@ -38,6 +38,8 @@ export const COUNT_JOBS_SQL = (table: QuotedIdentifier, withKinds: boolean, prio
   SELECT 'kept', kind, 'done', SUM(done_jobs) FROM jobq_counters WHERE queue = ? GROUP BY kind
   UNION ALL
   SELECT 'kept', kind, 'failed', SUM(failed_jobs) FROM jobq_counters WHERE queue = ? GROUP BY kind
+  UNION ALL
+  SELECT 'kept', kind, 'cancelled', SUM(cancelled_jobs) FROM jobq_counters WHERE queue = ? GROUP BY kind
   UNION ALL
   SELECT 'new', kind, 'unclaimed', SUM(jobs) FROM jobq_new_jobs WHERE queue = ? GROUP BY kind
   UNION ALL
