@@ -77,7 +77,7 @@ async function refresh() {
   fill('kinds', [...everyKind, ...stats.byKind], (tr, k) => {
     const kind = k.kind ?? '(none)';
     tr.dataset.kind = kind;
-    for (const value of [k.everyKind ? '* (every kind)' : kind, k.counts.unclaimed - k.delayed, k.delayed, k.counts.claimed, k.counts.failed, k.counts.done, k.totals.completed, k.paused ? 'yes' : '', limitText(k.limit)]) cell(tr, value);
+    for (const value of [k.everyKind ? '* (every kind)' : kind, k.counts.unclaimed - k.delayed, k.delayed, k.counts.claimed, k.counts.failed, k.counts.done, k.counts.cancelled, k.totals.completed, k.paused ? 'yes' : '', limitText(k.limit)]) cell(tr, value);
     const actions = cell(tr, '');
     if (k.kind !== null && !k.everyKind) button(actions, k.paused ? 'Resume' : 'Pause', () => post(k.paused ? '/api/resume' : '/api/pause', { kind: k.kind }).catch(alertError));
     if (k.limit !== null) button(actions, 'Lift limit', () => post('/api/limit/remove', { kind: k.kind }).catch(limitError));
@@ -97,13 +97,103 @@ async function refresh() {
   });
   await refreshFailed();
   await refreshChart();
+  await refreshFound();
+  await refreshJob();
+}
+
+// The search: its fields as they were when Find was pressed, and the page shown.
+let search;
+let foundOffset = 0;
+
+async function refreshFound() {
+  if (search === undefined) return;
+  const query = new URLSearchParams({ ...search, offset: String(foundOffset), limit: String(PAGE) });
+  const { jobs } = await getJson(`/api/jobs?${query}`);
+  fill('found', jobs, (tr, job) => {
+    tr.dataset.id = job.id;
+    idCell(tr, job.id);
+    for (const value of [job.kind, job.group, job.status, job.priority, job.attempts, new Date(job.runAfter).toLocaleString(), job.lastError]) cell(tr, value);
+  });
+  document.getElementById('search-result').textContent = jobs.length === 0 ? 'no such job' : '';
+  document.getElementById('found-page').textContent = jobs.length === 0 ? '' : `${foundOffset + 1}-${foundOffset + jobs.length}`;
+}
+
+/** The job whose panel is open (#job/ID), or undefined. */
+const openJobId = () => {
+  const match = /^#job\/(\d+)$/.exec(location.hash);
+  return match === null ? undefined : Number(match[1]);
+};
+
+async function refreshJob() {
+  const id = openJobId();
+  const panel = document.getElementById('job');
+  panel.hidden = id === undefined;
+  if (id === undefined) return;
+  document.getElementById('job-id').textContent = String(id);
+  const response = await fetch(`/api/job?id=${id}`, { credentials: 'same-origin' });
+  if (response.status === 404) {
+    fill('job-fields', [['status', 'no such job: never queued, or finished and deleted']], fieldRow);
+    document.getElementById('job-errors').replaceChildren();
+    return;
+  }
+  if (!response.ok) throw new Error(`/api/job: ${response.status}`);
+  const { job } = await response.json();
+  const text = (value) => (value === undefined ? '' : JSON.stringify(value));
+  const when = (iso) => (iso === null ? '' : new Date(iso).toLocaleString());
+  const fields = [
+    ['kind', job.kind ?? '(none)'],
+    ['status', job.cancelRequestedAt !== null && job.status === 'claimed' ? 'claimed (cancel asked)' : job.status],
+    ['group', job.group ?? ''],
+    ['payload', text(job.payload)],
+    ['priority', job.priority],
+    ['attempts', job.attempts],
+    ['snoozes', job.snoozes],
+    ['key', job.key ?? job.uniqueKey ?? ''],
+    ['queued', when(job.createdAt)],
+    [job.status === 'unclaimed' ? 'due' : job.status === 'claimed' ? 'lease ends' : 'ended', when(job.runAfter)],
+    ['owner', job.ownerId ?? ''],
+    ['lease left', job.leaseLeftSeconds === null ? '' : `${job.leaseLeftSeconds.toFixed(1)} s`],
+    ['progress', job.progress === null ? '' : text(job.progress)],
+    ['result', text(job.result)],
+    ['last error', job.lastError ?? ''],
+  ];
+  fill('job-fields', fields, fieldRow);
+  document.getElementById('job-errors').replaceChildren(
+    ...job.errors.map((error) => {
+      const li = document.createElement('li');
+      li.textContent = `attempt ${error.attempt} at ${when(error.at)}: ${error.message}`;
+      if (error.stack !== null) {
+        const pre = document.createElement('pre');
+        pre.textContent = error.stack;
+        li.append(pre);
+      }
+      return li;
+    }),
+  );
+}
+
+function fieldRow(tr, [name, value]) {
+  tr.dataset.field = name;
+  const th = document.createElement('th');
+  th.textContent = name;
+  tr.append(th);
+  cell(tr, value);
+}
+
+/** A cell with a link to the job's panel. */
+function idCell(tr, id) {
+  const a = document.createElement('a');
+  a.href = `#job/${id}`;
+  a.textContent = String(id);
+  tr.insertCell().append(a);
 }
 
 async function refreshFailed() {
   const { jobs } = await getJson(`/api/failed?offset=${failedOffset}&limit=${PAGE}`);
   fill('failed', jobs, (tr, job) => {
     tr.dataset.id = job.id;
-    for (const value of [job.id, job.kind, job.attempts, job.lastError, job.payloadPreview]) cell(tr, value);
+    idCell(tr, job.id);
+    for (const value of [job.kind, job.attempts, job.lastError, job.payloadPreview]) cell(tr, value);
     button(cell(tr, ''), 'Requeue', () => post('/api/requeue', { ids: [job.id] }).catch(alertError));
   });
   document.getElementById('page').textContent = `${failedOffset + 1}-${failedOffset + jobs.length}`;
@@ -132,6 +222,43 @@ async function refreshChart() {
 function alertError(error) {
   document.getElementById('cancel-result').textContent = error.message;
 }
+
+function jobAction(path, describe) {
+  const id = openJobId();
+  post(path, { ids: [id] })
+    .then((r) => (document.getElementById('job-result').textContent = describe(r, id)))
+    .catch((error) => (document.getElementById('job-result').textContent = error.message));
+}
+
+document.getElementById('search').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const fields = {};
+  for (const name of ['id', 'key', 'kind', 'group', 'status']) {
+    const value = document.getElementById(`search-${name}`).value.trim();
+    if (value !== '') fields[name] = value;
+  }
+  search = fields;
+  foundOffset = 0;
+  refreshFound().catch((error) => (document.getElementById('search-result').textContent = error.message));
+});
+document.getElementById('found-previous').addEventListener('click', () => {
+  foundOffset = Math.max(0, foundOffset - PAGE);
+  refreshFound().catch(alertError);
+});
+document.getElementById('found-next').addEventListener('click', () => {
+  foundOffset += PAGE;
+  refreshFound().catch(alertError);
+});
+window.addEventListener('hashchange', () => {
+  document.getElementById('job-result').textContent = '';
+  refreshJob().catch(alertError);
+});
+document.getElementById('job-close').addEventListener('click', () => (location.hash = ''));
+document.getElementById('job-cancel').addEventListener('click', () =>
+  jobAction('/api/cancel', (r, id) => (r.cancelled.length > 0 ? `cancelled job ${id}` : r.cancelling.length > 0 ? 'running: its worker cancels it' : r.done.length > 0 ? 'it is done' : 'no such job')),
+);
+document.getElementById('job-requeue').addEventListener('click', () => jobAction('/api/requeue', (r) => (r.requeued > 0 ? 'requeued' : 'not requeued: only failed jobs are')));
+document.getElementById('job-run-now').addEventListener('click', () => jobAction('/api/run-now', (r) => (r.delayed > 0 ? 'due now' : 'not delayed: nothing to do')));
 
 document.getElementById('requeue-all').addEventListener('click', () => post('/api/requeue', { all: true }).catch(alertError));
 document.getElementById('previous').addEventListener('click', () => {

@@ -8,6 +8,7 @@ export type { FailOptions, SettleOptions } from './claim/direct-claims.js';
 export type { SetupOptions, SetupProgress, SetupResult } from './queue/setup.js';
 export type { CancelResult } from './queue/cancel.js';
 export type { JobError, JobInfo, WaitOptions } from './queue/job-info.js';
+export type { FoundJob, JobSearch } from './queue/job-search.js';
 export type { EnqueueOptions } from './queue/enqueue.js';
 export type { TransactionHandle } from './queue/caller-transaction.js';
 export type { PruneOptions, PruneResult } from './queue/prune.js';

@@ -9,6 +9,7 @@ import type { WorkerOptions } from './worker/options.js';
 import { Worker } from './worker/worker.js';
 import { cancelJobs, type CancelResult } from './queue/cancel.js';
 import { readJob, waitForJob, type JobInfo, type WaitOptions } from './queue/job-info.js';
+import { findJobs, runNow, type FoundJob, type JobSearch } from './queue/job-search.js';
 import { readOldestWaitingByKind, readQueueStats, readQueueTotals, readServerInfo } from './queue/stats.js';
 import { DEFAULT_TABLE } from './config/defaults.js';
 import { checkNumber, OPTIONS } from './config/options.js';
@@ -378,6 +379,16 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
    */
   waitFor(id: number, options: WaitOptions = {}): Promise<unknown> {
     return this.described(() => waitForJob(this.db, this.quotedTable, id, options));
+  }
+
+  /** A page of jobs by id, key, or kind, group and status, read from an index whatever the table holds (what the dashboard's search shows). */
+  findJobs(search: JobSearch = {}): Promise<FoundJob[]> {
+    return this.described(() => findJobs(this.db, this.quotedTable, search));
+  }
+
+  /** Makes delayed jobs due now; returns how many were delayed (others are left as they are). */
+  runNow(ids: readonly number[]): Promise<number> {
+    return this.described(() => runNow(this.db, this.quotedTable, ids));
   }
 
   /**

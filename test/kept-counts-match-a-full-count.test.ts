@@ -268,9 +268,9 @@ test('every path that makes or removes a done or failed job keeps the counts equ
   assert.equal(await queue.requeueFailed(twoFailed!.ids.split(',').map(Number)), 2);
   await assertKept('requeueing 2 failed jobs by id');
 
-  // stats() reads the kept counts for waiting, done and failed, and counts the rest.
+  // stats() reads the kept counts for waiting, done, failed and cancelled, and counts the rest.
   const [byStatus] = await context.db.rows<Record<string, number>>(
-    "SELECT SUM(status = 'unclaimed') AS unclaimed, SUM(status = 'claimed') AS claimed, SUM(status = 'done') AS done, SUM(status = 'failed') AS failed FROM jobs",
+    "SELECT SUM(status = 'unclaimed') AS unclaimed, SUM(status = 'claimed') AS claimed, SUM(status = 'done') AS done, SUM(status = 'failed') AS failed, SUM(status = 'cancelled') AS cancelled FROM jobs",
   );
   const stats = await queue.stats();
   assert.deepEqual(stats.counts, Object.fromEntries(Object.entries(byStatus!).map(([status, n]) => [status, Number(n)])));

@@ -4,6 +4,9 @@ import { quoteIdentifier } from '../src/config/identifiers.js';
 import { JobQueue } from '../src/index.js';
 import * as statsSql from '../src/queue/sql/stats.js';
 import * as failedSql from '../src/queue/sql/failed-jobs.js';
+import * as searchSql from '../src/queue/sql/job-search.js';
+import * as jobSql from '../src/queue/sql/job-info.js';
+import { JOB_STATUSES } from '../src/queue/types.js';
 import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
 
 // Every read that stats(), the dashboard and /metrics make of the jobs table is an index dive or
@@ -64,11 +67,36 @@ test(`on ${JOBS.toLocaleString('en-US')} jobs, every monitoring read of the jobs
   const priorities = (await db.rows<{ priority: number }>(statsSql.WAITING_PRIORITIES_SQL(table))).map((row) => Number(row.priority));
   assert.deepEqual(priorities, [0, 1, 2]);
   await assertIndexed('the waiting priorities', statsSql.WAITING_PRIORITIES_SQL(table));
-  await assertIndexed('the counts', statsSql.COUNT_JOBS_SQL(table, true, priorities.length), [KINDS, ...priorities, ...Array(5).fill('jobs'), 0]); // the fold mark at 0: a range of every job
+  await assertIndexed('the counts', statsSql.COUNT_JOBS_SQL(table, true, priorities.length), [KINDS, ...priorities, ...Array(6).fill('jobs'), 0]); // the fold mark at 0: a range of every job
   await assertIndexed('the longest wait and the highest id', statsSql.HEAD_AGE_AND_MAX_ID_SQL(table));
   await assertIndexed('the longest wait per kind', statsSql.OLDEST_WAITING_BY_KIND_SQL(table));
   await assertIndexed('the claimed jobs per owner', statsSql.CLAIMED_BY_OWNER_SQL(table));
   await assertIndexed('a page of failed jobs', failedSql.FAILED_PAGE_SQL(table), [50, 100]);
+  await assertIndexed('a job, whole', jobSql.READ_JOB_SQL(table), [1000]);
+});
+
+test(`on ${JOBS.toLocaleString('en-US')} jobs, every search of the dashboard reads a page of one index in its order, never sorting the table's rows`, async () => {
+  const searches: Array<[string, readonly [string, readonly unknown[]]]> = [
+    ['by id', [searchSql.JOB_BY_ID_SQL(table), [1000]]],
+    ['by key', [searchSql.JOBS_BY_KEY_SQL(table), ['k', 'k']]],
+    ['the newest jobs', searchSql.jobsInRangeSql(table, {}, JOB_STATUSES, 50, 100)],
+    ['by status', searchSql.jobsInRangeSql(table, { status: 'done' }, JOB_STATUSES, 50, 100)],
+    ['by kind', searchSql.jobsInRangeSql(table, { kind: 'email' }, JOB_STATUSES, 50, 100)],
+    ['by kind and status', searchSql.jobsInRangeSql(table, { kind: 'email', status: 'failed' }, JOB_STATUSES, 50, 100)],
+    ['by kind and group', searchSql.jobsInRangeSql(table, { kind: 'email', group: 'acct-3' }, JOB_STATUSES, 50, 100)],
+    ['by kind, group and status', searchSql.jobsInRangeSql(table, { kind: 'email', group: 'acct-3', status: 'done' }, JOB_STATUSES, 50, 100)],
+  ];
+  for (const [name, [sql, values]] of searches) {
+    const plan = (await db.explain<PlanRow>(sql, values)).filter((row) => row.table === 'jobs' || row.table === 'j');
+    assert.ok(plan.length > 0, `${name}: the plan reads the jobs table`);
+    for (const row of plan) {
+      assert.ok(row.key !== null && row.type !== 'ALL', `${name}: reads the table without an index (${JSON.stringify(row)})`);
+      assert.doesNotMatch(row.Extra ?? '', /filesort/i, `${name}: sorts the table's rows (${JSON.stringify(row)})`);
+    }
+  }
+  const page = await queue.findJobs({ kind: 'email', group: 'acct-3', limit: 20, offset: 40 });
+  assert.equal(page.length, 20);
+  assert.ok(page.every((job) => job.kind === 'email' && job.group === 'acct-3'));
 });
 
 test('after a recount of those jobs, stats() agrees with a full count', async () => {
@@ -81,7 +109,7 @@ test('after a recount of those jobs, stats() agrees with a full count', async ()
     const entry = stats.byKind.find((each) => each.kind === kind)!;
     const of = (status: string, later?: boolean) =>
       full.filter((row) => row.kind === kind && row.status === status && (later === undefined || Number(row.later) === Number(later))).reduce((sum, row) => sum + Number(row.n), 0);
-    assert.deepEqual(entry.counts, { unclaimed: of('unclaimed'), claimed: of('claimed'), done: of('done'), failed: of('failed') }, kind);
+    assert.deepEqual(entry.counts, { unclaimed: of('unclaimed'), claimed: of('claimed'), done: of('done'), failed: of('failed'), cancelled: of('cancelled') }, kind);
     assert.equal(entry.delayed, of('unclaimed', true), `${kind} delayed`);
   }
 });

@@ -131,6 +131,7 @@ test("enqueue inside the caller's transaction on a partitioned table: rollback l
 });
 
 test('4 independent workers drain the partitioned table, lanes reading partitions: every job handled exactly once', async () => {
+  await queue.prune({ failedOlderThan: 0 }); // the jobs the tests before cancelled
   const runs = Array.from({ length: 4 }, () => promisify(execFile)(process.execPath, [WORKER], { env: { ...process.env, JOBQ_DATABASE_URL: db.url } }));
   const counters = (await Promise.all(runs)).map(({ stdout }) => JSON.parse(stdout) as { completed: number; claims: number; emptyClaims: number });
   const [seen] = await db.rows<{ total: number; distinct_: number }>('SELECT COUNT(*) AS total, COUNT(DISTINCT id) AS distinct_ FROM seen');
@@ -138,7 +139,7 @@ test('4 independent workers drain the partitioned table, lanes reading partition
   assert.equal(Number(seen!.total), BACKLOG, 'no job handled twice');
   assert.equal(counters.reduce((sum, c) => sum + c.completed, 0), BACKLOG);
   assert.equal((await ids()).length, 0, 'completed jobs are deleted');
-  assert.deepEqual((await queue.stats()).counts, { unclaimed: 0, claimed: 0, done: 0, failed: 0 }, 'the kept counts equal a full count');
+  assert.deepEqual((await queue.stats()).counts, { unclaimed: 0, claimed: 0, done: 0, failed: 0, cancelled: 0 }, 'the kept counts equal a full count');
 });
 
 test('start-processing on the partitioned table: 2 generators, 10 consumers, every job consumed once; prune then drops the keys of gone jobs', async () => {
@@ -154,7 +155,7 @@ test('start-processing on the partitioned table: 2 generators, 10 consumers, eve
   const pruned = await runCli(['prune', '--done-older-than', '0', '--database-url', db.url]);
   assert.equal(pruned.code, 0, pruned.stderr);
   // The 20,000 jobs of the backlog and these 6,000 are gone; their keys go with the prune.
-  assert.match(pruned.stdout, /^pruned 6000 done and 0 failed jobs and 26\d\d\d keys of gone jobs in \d+ chunks$/m);
+  assert.match(pruned.stdout, /^pruned 6000 done, 0 failed and 0 cancelled jobs and 26\d\d\d keys of gone jobs in \d+ chunks$/m);
   const [{ keys }] = await db.rows<{ keys: number }>("SELECT COUNT(*) AS `keys` FROM jobq_job_keys WHERE queue = 'jobs'");
   assert.equal(Number(keys), 0);
 });

@@ -59,7 +59,7 @@ test('enqueue --stdin and prune show their progress and what is left on a termin
     assert.match(line, /^pruned [\d,]+ \([\d,]+\/s\), [\d,]+ left$/);
     assert.equal(numberAfter(line, 'pruned ') + numberAfter(line, '\\), '), JOBS, `pruned and left add up to the jobs to prune: ${line}`);
   }
-  assert.match(pruned, /pruned 5000 done and 0 failed jobs in 5 chunks\r?\n$/);
+  assert.match(pruned, /pruned 5000 done, 0 failed and 0 cancelled jobs in 5 chunks\r?\n$/);
 });
 
 test('piped, in CI or with NO_COLOR: no progress line, only the last one', async (t) => {

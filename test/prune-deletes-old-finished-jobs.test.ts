@@ -20,7 +20,7 @@ test('prune: 20,000 done rows older than the cut go in chunks, 1,000 newer stay,
   const result = await queue.prune({ doneOlderThan: '7d' });
   await worker.stop();
 
-  assert.deepEqual(result, { done: 20_000, failed: 0, keys: 0, windows: 0, chunks: 20 });
+  assert.deepEqual(result, { done: 20_000, failed: 0, cancelled: 0, keys: 0, windows: 0, chunks: 20 });
   const done = await db.rows<{ id: number }>(`SELECT id FROM ${table} WHERE status = 'done' ORDER BY id`);
   assert.deepEqual(done.map((r) => Number(r.id)), newest.map((r) => Number(r.id)), 'exactly the newer done rows are left');
   assert.ok(handled.size > 0, 'the worker claimed while the prune ran');

@@ -69,7 +69,7 @@ test('the counts read the index entries of claimed and delayed jobs, not those o
   const { read, rows } = await entriesRead<{ scope: string; kind: string | null; status: string; count: number }>(statsSql.COUNT_JOBS_SQL(table, true, PRIORITIES.length), [
     KINDS,
     ...PRIORITIES,
-    ...Array(5).fill('jobs'),
+    ...Array(6).fill('jobs'),
     Number.MAX_SAFE_INTEGER, // the fold mark: no job after it to count (a fold has counted them)
   ]);
   const full = await db.rows<{ kind: string | null; status: string; later: number; count: number }>(

@@ -57,7 +57,7 @@ test('stats --json prints one object with stable keys', async () => {
 test('stats --watch redraws until interrupted', async () => {
   const { startCli } = await import('./helpers/run-cli.js');
   const run = startCli(['stats', '--watch', '0.2', '--database-url', db.url]);
-  await run.waitFor(/(^-- .*\n(?:.*\n){13}){3}/m);
+  await run.waitFor(/(^-- .*\n(?:.*\n){14}){3}/m);
   run.kill('SIGINT');
   const result = await run.done;
   assert.equal(result.code, 0, result.stderr);

@@ -3,6 +3,8 @@
  * public/dashboard.js with textContent only. The few values written in here are escaped.
  */
 
+import { JOB_STATUSES } from '../queue/types.js';
+
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const head = (csrf: string, title: string) => `<!doctype html>
@@ -44,7 +46,7 @@ export function dashboardPage(csrf: string, where: string): string {
 </section>
 <section class="wide"><h2>Kinds</h2>
 <ul id="skipped-schedules" class="error"></ul>
-<table id="kinds"><thead><tr><th>kind</th><th>waiting</th><th>delayed</th><th>running</th><th>failed</th><th>done</th><th>completed (total)</th><th>paused</th><th>limit</th><th></th></tr></thead><tbody></tbody></table>
+<table id="kinds"><thead><tr><th>kind</th><th>waiting</th><th>delayed</th><th>running</th><th>failed</th><th>done</th><th>cancelled</th><th>completed (total)</th><th>paused</th><th>limit</th><th></th></tr></thead><tbody></tbody></table>
 <form id="limit"><label>Kind <input id="limit-kind" required placeholder="email, or * for every kind"></label>
 <label>Running at once <input id="limit-concurrency" inputmode="numeric" placeholder="10"></label>
 <label>per group <input id="limit-group-concurrency" inputmode="numeric" placeholder="1"></label>
@@ -61,8 +63,23 @@ export function dashboardPage(csrf: string, where: string): string {
 <table id="failed"><thead><tr><th>id</th><th>kind</th><th>attempts</th><th>last error</th><th>payload</th><th></th></tr></thead><tbody></tbody></table>
 <p><button id="previous" type="button">Newer</button> <span id="page"></span> <button id="next" type="button">Older</button></p>
 </section>
-<section><h2>Cancel a waiting job</h2>
+<section><h2>Cancel a job</h2>
 <form id="cancel"><label>Job id <input id="cancel-id" inputmode="numeric" required></label> <button type="submit">Cancel</button> <span id="cancel-result"></span></form>
+</section>
+<section class="wide"><h2>Find jobs</h2>
+<form id="search"><label>Id <input id="search-id" inputmode="numeric" size="8"></label>
+<label>Key <input id="search-key" size="12"></label>
+<label>Kind <input id="search-kind" size="12"></label>
+<label>Group <input id="search-group" size="12"></label>
+<label>Status <select id="search-status"><option value="">any</option>${JOB_STATUSES.map((status) => `<option>${status}</option>`).join('')}</select></label>
+<button type="submit">Find</button> <span id="search-result"></span></form>
+<table id="found"><thead><tr><th>id</th><th>kind</th><th>group</th><th>status</th><th>priority</th><th>attempts</th><th>due, lease end or end</th><th>last error</th></tr></thead><tbody></tbody></table>
+<p><button id="found-previous" type="button">Previous</button> <span id="found-page"></span> <button id="found-next" type="button">Next</button></p>
+</section>
+<section class="wide" id="job" hidden><h2>Job <span id="job-id"></span></h2>
+<table id="job-fields"><tbody></tbody></table>
+<h3>Errors of its attempts</h3><ol id="job-errors"></ol>
+<p><button id="job-cancel" type="button">Cancel</button> <button id="job-requeue" type="button">Requeue</button> <button id="job-run-now" type="button">Run now</button> <button id="job-close" type="button">Close</button> <span id="job-result"></span></p>
 </section>
 </main>
 <script src="/assets/uplot.js"></script>

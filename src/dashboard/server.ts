@@ -7,7 +7,8 @@ import type { JobQueue } from '../job-queue.js';
 import { parseRate, RATE_FORMAT } from '../config/rate.js';
 import { checkKind } from '../queue/new-jobs.js';
 import { checkLimitKind } from '../queue/limits.js';
-import type { KindLimit } from '../queue/types.js';
+import type { JobStatus, KindLimit } from '../queue/types.js';
+import type { JobSearch } from '../queue/job-search.js';
 import type { Access } from './access.js';
 import { QueueMetrics } from './metrics.js';
 import { loginPage, dashboardPage } from './pages.js';
@@ -84,6 +85,29 @@ async function handle(context: DashboardContext, metrics: QueueMetrics, request:
       const offset = whole(url.searchParams.get('offset') ?? '0', 'offset', 0, 1e9);
       const limit = whole(url.searchParams.get('limit') ?? '20', 'limit', 1, 500);
       return sendJson(response, 200, { offset, limit, jobs: await queue.failedJobs({ offset, limit }) });
+    }
+    case 'GET /api/jobs': {
+      const param = (name: string) => url.searchParams.get(name) ?? undefined;
+      const id = param('id');
+      const search: JobSearch = {
+        ...(id !== undefined && { id: whole(id, 'id', 1, Number.MAX_SAFE_INTEGER) }),
+        ...(param('key') !== undefined && { key: param('key')! }),
+        ...(param('kind') !== undefined && { kind: param('kind')! }),
+        ...(param('group') !== undefined && { group: param('group')! }),
+        ...(param('status') !== undefined && { status: param('status') as JobStatus }),
+        offset: whole(param('offset') ?? '0', 'offset', 0, 10_000),
+        limit: whole(param('limit') ?? '20', 'limit', 1, 500),
+      };
+      return sendJson(response, 200, { jobs: await queue.findJobs(search) });
+    }
+    case 'GET /api/job': {
+      const job = await queue.job(whole(url.searchParams.get('id') ?? '', 'id', 1, Number.MAX_SAFE_INTEGER));
+      if (job === undefined) throw new HttpError(404, 'no such job: never queued, or finished and deleted');
+      return sendJson(response, 200, { job });
+    }
+    case 'POST /api/run-now': {
+      const delayed = await queue.runNow(ids((await readJson(request)).ids));
+      return afterAction(context, response, { delayed });
     }
     case 'POST /api/requeue': {
       const body = await readJson(request);

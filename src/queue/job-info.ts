@@ -3,7 +3,6 @@ import type { QuotedIdentifier } from '../config/identifiers.js';
 import { JobCancelled, JobFailed, JobqError, ExitCode } from '../errors.js';
 import type { JobStatus } from './types.js';
 import * as jobSql from './sql/job-info.js';
-import { MAX_ID_SQL } from './sql/stats.js';
 
 /** An error of one of the job's attempts, as `errors` keeps it (the latest 20). */
 export interface JobError {
@@ -124,8 +123,8 @@ const UNSEEN_GRACE_MS = 1000;
 
 /**
  * Waits until the job ends, reading it by primary key every `pollMs`: resolves with its result
- * (undefined when none was kept) when it is done, or when it is gone (completed and deleted, its
- * result not kept); rejects with JobFailed when it failed for good, JobCancelled when it was cancelled,
+ * (undefined when none was kept) when it is done, or when it was seen and is gone (completed and
+ * deleted); rejects with JobFailed when it failed for good, JobCancelled when it was cancelled,
  * and a JobqError when there is no such job or `timeoutMs` passed.
  */
 export async function waitForJob(db: Database, table: QuotedIdentifier, id: number, options: WaitOptions = {}): Promise<unknown> {
@@ -135,9 +134,10 @@ export async function waitForJob(db: Database, table: QuotedIdentifier, id: numb
   for (;;) {
     const job = await readJob(db, table, id);
     if (job === undefined) {
-      // Gone: completed and deleted (its result was not kept), or pruned; an id above every job's may be one not visible yet.
-      if (seen || (await highestId(db, table)) >= id) return undefined;
-      if (performance.now() - started > UNSEEN_GRACE_MS) throw new JobqError(`no job ${id}: never queued`, ExitCode.notFound);
+      if (seen) return undefined; // completed and deleted: its result was not kept
+      if (performance.now() - started > UNSEEN_GRACE_MS) {
+        throw new JobqError(`no job ${id}: never queued, or done and deleted before waitFor saw it (keepResults keeps jobs that return a value)`, ExitCode.notFound);
+      }
     } else {
       seen = true;
       if (job.status === 'done') return job.result;
@@ -149,11 +149,6 @@ export async function waitForJob(db: Database, table: QuotedIdentifier, id: numb
     }
     await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
-}
-
-async function highestId(db: Database, table: QuotedIdentifier): Promise<number> {
-  const [row] = await db.query<Array<{ max_id: number | null }>>(MAX_ID_SQL(table));
-  return Number(row?.max_id ?? 0);
 }
 
 /** A job id, checked: a one-line error for anything but a whole number from 1. */

@@ -8,8 +8,8 @@ import { timeoutArgument } from '../../src/cli/options.js';
 import { InvalidArgumentError } from 'commander';
 
 test('options left out take their defaults from DEFAULTS', () => {
-  const { concurrency, batchSize, leaseSeconds, maxAttempts, maxSnoozes, retryDelayMs, keepDone, once } = DEFAULTS;
-  assert.deepEqual(resolveWorkerOptions(), { concurrency, batchSize, leaseSeconds, maxAttempts, maxSnoozes, retryDelayMs, keepDone, once, timeoutMs: {} });
+  const { concurrency, batchSize, leaseSeconds, maxAttempts, maxSnoozes, retryDelayMs, keepDone, keepResults, once } = DEFAULTS;
+  assert.deepEqual(resolveWorkerOptions(), { concurrency, batchSize, leaseSeconds, maxAttempts, maxSnoozes, retryDelayMs, keepDone, keepResults, once, timeoutMs: {} });
   assert.equal(resolveWorkerOptions({ batchSize: 7 }).batchSize, 7);
 });
 

@@ -56,15 +56,17 @@ export function registerWork(program: Command): void {
       'after',
       `
 The handler module:
-  export default async function (job) { ... }          // job: { id, kind, payload, attempts, signal, snooze }
+  export default async function (job) { ... }          // job: { id, kind, payload, attempts, signal, snooze, progress }
   export default { email: async (job) => { ... } }     // or one handler per kind; only those are claimed
 
-A handler that returns completes its job; one that throws sends it back to the queue after
+A handler that returns completes its job (with --keep-results its value is kept: jobq job ID);
+one that throws sends it back to the queue after
 --retry-delay-ms, doubling per attempt, and to failed after --max-attempts (with the error kept).
 One that calls job.snooze(seconds) puts its job off that long, its attempt given back, at most
 --max-snoozes times.
 With --timeout, a handler still running after that long sees job.signal fire and its run fails
 ("timed out after N ms"); one that ignores the signal is given up on a second later.
+A job cancelled while it runs (jobq cancel) fires job.signal within a second or two.
 Ctrl-C stops gracefully: running jobs finish, claimed jobs not yet started go back at once.
 
 Examples:

@@ -32,13 +32,14 @@ export const CREATE_JOB_KEYS_TABLE_SQL = `
   ) ENGINE = InnoDB COMMENT = 'jobq: job keys of partitioned jobs tables'`;
 
 /**
- * Deletes the rows of those keys whose job is gone: the keys are free again. Only rows that exist
- * are looked at, so new keys cost one primary key dive each. Params: queue, [keys].
+ * Deletes the rows of those keys whose job is gone, or gave its key up (a cancelled job): the
+ * keys are free again. Only rows that exist are looked at, so new keys cost one primary key dive
+ * each. Params: queue, [keys].
  */
 export const FORGET_KEYS_OF_GONE_JOBS_SQL = (table: QuotedIdentifier, keys = KEYS_TABLE) => `
   DELETE FROM ${keys}
    WHERE queue = ? AND job_key IN (?)
-     AND NOT EXISTS (SELECT 1 FROM ${table} AS j WHERE j.id = ${keys}.job_id)`;
+     AND NOT EXISTS (SELECT 1 FROM ${table} AS j WHERE j.id = ${keys}.job_id AND j.given_key IS NOT NULL)`;
 
 /**
  * Records the keys of the jobs just inserted. A plain INSERT: a key that has a row already fails
