@@ -423,6 +423,8 @@ async function monitoringCost(): Promise<Result[]> {
     read('full SELECT COUNT(*)', m.fullCountMs),
     read('stats()', m.statsMs),
     read('/metrics render', m.metricsMs),
+    read("dashboard: a job's page", m.jobPageMs),
+    ...m.searches.map(({ name, ms }) => read(`dashboard ${name}`, ms)),
     row(`idle, ${seconds} s`, m.idleCpuPercent, {}),
     row(`dashboard, no viewer, ${seconds} s`, m.dashboardNoViewerCpuPercent, {}),
     row(`dashboard, one viewer, ${seconds} s`, m.dashboardOneViewerCpuPercent, {}),

@@ -1,7 +1,7 @@
 /**
  * What watching a queue costs on a big table (the bench's `monitoring` scenario): `stats()`, a
  * `/metrics` render and a full `SELECT COUNT(*)` (the reference: what a naive monitor would run),
- * timed in this process, medians of 5; then the server's CPU with `jobq dashboard` running and no
+ * timed in this process, medians of 5; a job's page and searches of the dashboard, over HTTP; then the server's CPU with `jobq dashboard` running and no
  * viewer, and with one viewer asking for the stats every 2 s as its page does, against the same
  * time with nothing running.
  */
@@ -14,12 +14,22 @@ import { readServerCounters } from './server-probe.js';
 
 const KINDS = ['email', 'report', 'sms', 'export', 'sync'];
 const PORT = 9791;
+/** The dashboard's searches timed: a page of 20 each, some deep. */
+const SEARCHES = [
+  ['search: newest jobs', 'limit=20'],
+  ['search: done, page 50', 'status=done&offset=1000&limit=20'],
+  ['search: kind report', 'kind=report&limit=20'],
+  ['search: kind email, waiting, page 50', 'kind=email&status=unclaimed&offset=1000&limit=20'],
+];
 
 export interface MonitoringFigures {
   jobs: number;
   statsMs: number;
   metricsMs: number;
   fullCountMs: number;
+  /** The dashboard's answers, over HTTP: a job's page, and searches (medians of 5). */
+  jobPageMs: number;
+  searches: Array<{ name: string; ms: number }>;
   /** Server CPU, % of a core, over `seconds` each. */
   idleCpuPercent: number;
   dashboardNoViewerCpuPercent: number;
@@ -91,6 +101,14 @@ export async function measureMonitoring(url: string, admin: mysql.Connection, da
       if (tries > 100) throw new Error(`jobq dashboard did not answer on ${page}`);
       await sleep(100);
     }
+    const get = (path: string) => async () => {
+      const response = await fetch(`${page}${path}`);
+      if (!response.ok) throw new Error(`${path}: ${response.status}`);
+      return response.arrayBuffer();
+    };
+    const jobPageMs = await medianMs(get(`/api/job?id=${Math.floor(rows / 2)}`));
+    const searches = [];
+    for (const [name, query] of SEARCHES) searches.push({ name, ms: await medianMs(get(`/api/jobs?${query}`)) });
     const dashboardNoViewerCpuPercent = await serverCpuPercent(admin, seconds);
     const dashboardOneViewerCpuPercent = await serverCpuPercent(admin, seconds, async (signal) => {
       while (!signal.aborted) {
@@ -98,7 +116,7 @@ export async function measureMonitoring(url: string, admin: mysql.Connection, da
         await sleep(2000, undefined, { signal }).catch(() => undefined);
       }
     });
-    return { jobs: rows, statsMs, metricsMs, fullCountMs, idleCpuPercent, dashboardNoViewerCpuPercent, dashboardOneViewerCpuPercent };
+    return { jobs: rows, statsMs, metricsMs, fullCountMs, jobPageMs, searches, idleCpuPercent, dashboardNoViewerCpuPercent, dashboardOneViewerCpuPercent };
   } finally {
     dashboard.kill('SIGTERM');
     await dashboard.done;

@@ -123,12 +123,12 @@ const JOBQ_SOURCE = fileURLToPath(new URL('..', import.meta.url));
 /** Stack frames an error keeps in `errors`: the handler's, the first few of them. */
 const STACK_FRAMES = 8;
 
-/** The first frames of the error's stack below its message, without jobq's and Node's internal ones; null when it has none. */
+/** The first frames of the error's stack below its message, without jobq's, Node's internal ones and Promise.all's; null when it has none. */
 export function stackText(error: unknown): string | null {
   if (!(error instanceof Error) || typeof error.stack !== 'string') return null;
   const frames = error.stack
     .split('\n')
-    .filter((line) => /^\s+at /.test(line) && !line.includes(JOBQ_SOURCE) && !line.includes('node:internal'))
+    .filter((line) => /^\s+at /.test(line) && !line.includes(JOBQ_SOURCE) && !line.includes('node:internal') && !/\(index \d+\)$/.test(line))
     .slice(0, STACK_FRAMES)
     .map((line) => line.trim());
   return frames.length === 0 ? null : frames.join('\n').slice(0, 2000);

@@ -23,15 +23,15 @@ export interface SearchRange {
 const PAGE_COLUMNS = `j.id, j.kind, j.job_group, j.status, j.priority, j.attempts, UNIX_TIMESTAMP(j.created_at) AS created_at,
          UNIX_TIMESTAMP(j.run_after) AS run_after, LEFT(j.last_error, 200) AS last_error, LEFT(CAST(j.payload AS CHAR), 200) AS payload_preview`;
 
-/** The page's rows, for ids chosen by `ids` (which names its order columns `o1`..`o3`, then `id`). */
+/** The page's rows, for ids chosen by `ids` (which names its order columns `o0`..`o2`, then `id`), in `order`. */
 const rowsOf = (table: QuotedIdentifier, ids: string, order: string) => `
   SELECT ${PAGE_COLUMNS}
     FROM (${ids}) AS p JOIN ${table} AS j FORCE INDEX (PRIMARY) ON j.id = p.id
    ORDER BY ${order}`;
 
-/** A job by id, or the jobs holding a key. Params: id; or key, key. */
-export const JOB_BY_ID_SQL = (table: QuotedIdentifier) => rowsOf(table, `SELECT id FROM ${table} FORCE INDEX (PRIMARY) WHERE id = ?`, 'j.id');
-export const JOBS_BY_KEY_SQL = (table: QuotedIdentifier) => rowsOf(table, `SELECT id FROM ${table} FORCE INDEX (job_key) WHERE job_key IN (?, CONCAT(' ', ?))`, 'j.id');
+/** A job by id, or the jobs (two at most) holding a key as a job key or a unique key. Params: id; or key, key. */
+export const JOB_BY_ID_SQL = (table: QuotedIdentifier) => `SELECT ${PAGE_COLUMNS} FROM ${table} AS j FORCE INDEX (PRIMARY) WHERE j.id = ?`;
+export const JOBS_BY_KEY_SQL = (table: QuotedIdentifier) => `SELECT ${PAGE_COLUMNS} FROM ${table} AS j FORCE INDEX (job_key) WHERE j.job_key IN (?, CONCAT(' ', ?))`;
 
 /** A page of the jobs in a range (see the head of this file), and its values: the range's, then limit and offset. */
 export function jobsInRangeSql(table: QuotedIdentifier, range: SearchRange, statuses: readonly JobStatus[], limit: number, offset: number): readonly [string, unknown[]] {
