@@ -18,6 +18,7 @@
  * the end, so that the tail of a long log names them. Exits non-zero if any file fails.
  */
 import { spawn } from 'node:child_process';
+import { childProcesses } from '../test/helpers/processes.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,6 +74,11 @@ function readResults(server: string, lines: readonly string[], tally: Tally): vo
   }
 }
 
+/** Every live descendant of `pid`, read before any of them is killed (orphans are adopted by init). */
+function descendants(pid: number): number[] {
+  return childProcesses(pid).flatMap((child) => [child.pid, ...descendants(child.pid)]);
+}
+
 /** Runs one test file against `server` in a process group of its own; true when it passed. */
 function runFile(server: string, file: string): Promise<boolean> {
   const env = { ...process.env, JOBQ_TEST_SERVER_URL: server };
@@ -84,11 +90,17 @@ function runFile(server: string, file: string): Promise<boolean> {
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    // The whole group: the file's test process and whatever it started (workers, servers).
-    try {
-      process.kill(-child.pid!, 'SIGKILL');
-    } catch {
-      // Gone already: its close event follows.
+    // The whole group: the file's test process and whatever it started (workers, servers), and
+    // the processes it started in groups of their own (the CLIs of startCli), which a kill of
+    // its group leaves running.
+    for (const pid of [child.pid!, ...descendants(child.pid!)]) {
+      for (const target of [-pid, pid]) {
+        try {
+          process.kill(target, 'SIGKILL');
+        } catch {
+          // Gone already, or not a group: the close event follows.
+        }
+      }
     }
   }, fileTimeoutMs);
   return new Promise((resolve) => {

@@ -99,11 +99,14 @@ test('jobq cancel of jobs running in 2 `jobq work` processes: every handler sign
     assert.deepEqual(await queue.cancel([last]), { cancelled: [], cancelling: [], done: [last], unknown: [] }, 'a job that finished is reported done');
   } finally {
     for (const worker of workers) worker.kill('SIGTERM');
-    for (const worker of workers) {
-      const { code, stderr } = await worker.done;
-      assert.equal(code, 0, stderr);
-    }
   }
+  let said = '';
+  for (const worker of workers) {
+    const { code, stderr } = await worker.done;
+    assert.equal(code, 0, stderr);
+    said += stderr;
+  }
+  for (const id of ids) assert.match(said, new RegExp(`^worker 1: job ${id} cancelled$`, 'm'), 'each worker says what it cancelled');
   const starts = events().filter((e) => e.event === 'start' && ids.includes(e.id));
   assert.deepEqual(starts.map((e) => e.id).sort((a, b) => a - b), ids, 'each cancelled job ran once, never again');
   const [counts] = await db.rows<{ cancelled: number }>("SELECT COUNT(*) AS cancelled FROM jobs WHERE id IN (?) AND status = 'cancelled'", [ids]);

@@ -128,7 +128,7 @@ test('log in, watch the counts change, requeue a failed job, see hostile payload
   assert.deepEqual(dialogs, [], 'no script ran: no dialog opened');
 });
 
-test("a job's page: open it from a search, see its errors and progress while it runs, cancel it, and open a failed one from its list", { skip }, async () => {
+test("a job's page: open it from a search, see its errors and progress while it runs, cancel it; run a delayed one now; requeue a failed one opened from its list", { skip }, async () => {
   const field = (name: string) => page.locator(`#job-fields tr[data-field="${name}"] td`);
   const id = await queue.enqueue({ kind: 'import', group: 'acct-42', payload: { file: 'customers.csv' } });
   await queue.enqueueMany(Array.from({ length: 30 }, (_, n) => ({ kind: 'import', group: `acct-${n}`, delaySeconds: 3600 })));
@@ -179,5 +179,14 @@ test("a job's page: open it from a search, see its errors and progress while it 
   await until(async () => (await page.locator('#job-result').textContent()) === 'due now');
   const [due] = await db.rows<{ due: number }>('SELECT run_after <= NOW(6) AS due FROM jobs WHERE id = ?', [delayed]);
   assert.equal(Number(due!.due), 1);
+
+  // A failed job, opened from the failed list and requeued from its page.
+  const broken = await queue.enqueue({ kind: 'broken' });
+  await queue.fail(await queue.claim({ batchSize: 1, kinds: ['broken'] }), new Error('no such customer'), { maxAttempts: 1 });
+  await page.locator(`#failed tr[data-id="${broken}"] a`).click();
+  await until(async () => (await field('last error').textContent({ timeout: 1000 }).catch(() => null)) === 'no such customer');
+  await page.click('#job-requeue');
+  await until(async () => (await page.locator('#job-result').textContent()) === 'requeued');
+  await until(async () => (await field('status').textContent({ timeout: 1000 }).catch(() => null)) === 'unclaimed');
   assert.deepEqual(dialogs, [], 'no script ran: no dialog opened');
 });

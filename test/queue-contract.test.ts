@@ -25,4 +25,4 @@ const freshQueue = (partitions?: number) => async () => {
 };
 
 queueContract('one server', { unavailable: () => undefined, freshQueue: freshQueue() });
-queueContract('a table in 4 partitions', { unavailable: () => undefined, freshQueue: freshQueue(4) });
+queueContract('a table in 4 partitions', { unavailable: () => undefined, freshQueue: freshQueue(4), partitioned: true });

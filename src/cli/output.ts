@@ -51,6 +51,9 @@ export function claimLine(consumer: number, ids: readonly number[]): string {
   return `${paint.cyan(`consumer  ${consumer}`)} #records = ${ids.length} - [${ids.join(', ')}]`;
 }
 
+/** A worker cancelled a job it held. */
+export const jobCancelledLine = (worker: string, id: number): string => paint.yellow(`${worker}: job ${id} cancelled`);
+
 /** A handler failed on a job. */
 export function jobFailedLine(worker: string, id: number, attempt: number, maxAttempts: number, error: string, final: boolean): string {
   return paint.yellow(`${worker}: job ${id} failed (attempt ${attempt} of ${maxAttempts}): ${error}; ${final ? 'moved to failed' : 'will be retried'}`);

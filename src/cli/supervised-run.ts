@@ -4,7 +4,7 @@ import { JobQueue } from '../job-queue.js';
 import type { ChildConnection } from '../processes/messages.js';
 import { Supervisor, type ProcessingEvents, type SupervisorPlan } from '../processes/supervisor.js';
 import { replicaOf, type ConnectionOptions } from './options.js';
-import { claimLine, connectionLine, jobFailedLine, LineWriter, paint, progressLine, summaryLines, warningLine } from './output.js';
+import { claimLine, connectionLine, jobCancelledLine, jobFailedLine, LineWriter, paint, progressLine, summaryLines, warningLine } from './output.js';
 import { ProgressLine } from './progress.js';
 import { onInterrupts } from './signals.js';
 
@@ -35,6 +35,7 @@ async function supervise(queue: JobQueue, plan: SupervisorPlan, progress: boolea
     claimed: (consumer, ids) => out.line(claimLine(consumer, ids)),
     failedJobs: (consumer, ids) => err.line(paint.yellow(`consumer  ${consumer}: lease ran out ${DEFAULTS.maxLeaseExpiries} times in a row, moved to failed: [${ids.join(', ')}]`)),
     jobFailed: (worker, id, attempt, maxAttempts, error, final) => err.line(jobFailedLine(`worker ${worker}`, id, attempt, maxAttempts, error, final)),
+    jobCancelled: (worker, id) => err.line(jobCancelledLine(`worker ${worker}`, id)),
     progress: (_generator, counter) => out.line(progressLine(counter)),
     connection: (worker, state, detail) => err.line(connectionLine(worker, state, detail)),
     warning: (worker, message) => err.line(warningLine(worker, message)),

@@ -7,7 +7,7 @@ import type { LoadedHandlers } from '../processes/handler-module.js';
 import type { ResolvedWorkerOptions } from '../worker/options.js';
 import { replicaOf, type ConnectionOptions } from './options.js';
 import { lostLeaseMessage } from '../worker/worker.js';
-import { connectionLine, jobFailedLine, warningLine, LineWriter, paint, summaryLines, type SummaryFigures } from './output.js';
+import { connectionLine, jobCancelledLine, jobFailedLine, warningLine, LineWriter, paint, summaryLines, type SummaryFigures } from './output.js';
 import { onInterrupts } from './signals.js';
 
 /**
@@ -43,6 +43,7 @@ export async function runWorkerInProcess(
     worker.on('failed', (job, error, { final }) =>
       err.line(jobFailedLine('worker 1', job.id, job.attempts, options.maxAttempts, error instanceof Error ? error.message : String(error), final)),
     );
+    worker.on('cancelled', (job) => err.line(jobCancelledLine('worker 1', job.id)));
     worker.on('connection', (event) => err.line(connectionLine('worker 1', event.state, connectionEventDetail(event))));
     worker.on('warning', ({ message }) => err.line(warningLine('worker 1', message)));
     worker.on('lost', (job) => err.line(warningLine('worker 1', lostLeaseMessage(job.id))));

@@ -29,6 +29,7 @@ runWorker(async () => {
     worker.on('failed', (job, error, { final }) =>
       report({ type: 'job-failed', id: job.id, attempt: job.attempts, maxAttempts, error: error instanceof Error ? error.message : String(error), final }),
     );
+    worker.on('cancelled', (job) => report({ type: 'job-cancelled', id: job.id }));
     worker.on('connection', reportConnection);
     worker.on('warning', ({ message }) => report({ type: 'warning', message }));
     worker.on('lost', (job) => report({ type: 'warning', message: lostLeaseMessage(job.id) }));

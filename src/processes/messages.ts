@@ -50,6 +50,8 @@ export type ChildMessage =
   /** A handler worker's counters since its last report. */
   | { type: 'worked'; counters: WorkerCounters }
   | { type: 'job-failed'; id: number; attempt: number; maxAttempts: number; error: string; final: boolean }
+  /** A handler worker cancelled a job it held (`jobq cancel`). */
+  | { type: 'job-cancelled'; id: number }
   | { type: 'connection'; state: ConnectionEvent['state']; detail: string }
   /** A handler worker's `warning` event. */
   | { type: 'warning'; message: string }

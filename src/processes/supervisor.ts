@@ -28,6 +28,7 @@ export interface ProcessingEvents {
   failedJobs(consumer: number, ids: readonly number[]): void;
   progress(generator: number, counter: number): void;
   jobFailed(worker: number, id: number, attempt: number, maxAttempts: number, error: string, final: boolean): void;
+  jobCancelled(worker: number, id: number): void;
   connection(worker: string, state: ConnectionEvent['state'], detail: string): void;
   warning(worker: string, message: string): void;
   workerExited(worker: string, how: string, next: 'restarting' | 'stopping the run'): void;
@@ -177,6 +178,9 @@ export class Supervisor {
         break;
       case 'job-failed':
         this.events.jobFailed(number, message.id, message.attempt, message.maxAttempts, message.error, message.final);
+        break;
+      case 'job-cancelled':
+        this.events.jobCancelled(number, message.id);
         break;
       case 'connection':
         this.events.connection(slot.spec.name, message.state, message.detail);

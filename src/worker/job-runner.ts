@@ -41,6 +41,8 @@ export interface Held {
   snoozeSeconds?: number;
   /** The job was cancelled while its handler ran (its signal fired with a JobCancelled). */
   cancelled?: boolean;
+  /** When its handler was called (performance.now()); 0 until it is. */
+  startedAt: number;
 }
 
 /**

@@ -159,10 +159,14 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
   private tracing: RunTracing | undefined;
   private progress: ProgressReports | undefined;
   private readonly onProgress = (held: Held, value: unknown): void => this.reportProgress(held, value);
+  /** What settling a run needs of the options: `keepDone` keeps results too. */
+  private readonly settleLimits: { maxAttempts: number; maxSnoozes: number; keepResults: boolean };
 
   constructor(context: WorkerContext, handlers: JobHandler<JobOf<Tasks>> | HandlerMap<Tasks>, options: WorkerOptions = {}) {
     super();
     this.options = resolveWorkerOptions(options);
+    const { maxAttempts, maxSnoozes, keepResults, keepDone } = this.options;
+    this.settleLimits = { maxAttempts, maxSnoozes, keepResults: keepResults || keepDone };
     this.handlers = resolveHandlers(handlers as JobHandler<Job> | Record<string, JobHandler<Job> | undefined>);
     this.finished = this.main(context);
   }
@@ -296,7 +300,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
       accept: (claim, reserved) => {
         this.reserved -= reserved;
         for (const job of claim.jobs) {
-          const held = { job, claim, loop: loop(), abort: new HandlerAbort() };
+          const held = { job, claim, loop: loop(), abort: new HandlerAbort(), startedAt: 0 };
           if (job.cancelRequested) {
             this.cancelUnstarted(held);
           } else if (this.suspect !== undefined) {
@@ -330,6 +334,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
   }
 
   private async runJob(held: Held): Promise<void> {
+    held.startedAt = performance.now();
     const view = jobView(held, this.onProgress);
     const run = runHandler(this.handlers, held, view, this.tracing);
     const timeoutMs = timeoutFor(this.options.timeoutMs, held.job);
@@ -338,7 +343,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
     if (!this.running.has(held)) return; // given up on after stop({ timeoutMs }) or a cancel: already settled
     if (this.progress?.has(held.job.id) === true) await this.progress.flush(held.job.id);
     if (!this.running.delete(held)) return;
-    const { settled, error, seconds } = settleOutcome(held, outcome, { ...this.options, keepResults: this.options.keepResults || this.options.keepDone });
+    const { settled, error, seconds } = settleOutcome(held, outcome, this.settleLimits);
     this.counters[settled]++;
     if (settled === 'lost') {
       this.loseLease(held);
@@ -378,7 +383,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
         if (!this.running.delete(held)) return;
         held.loop.cancel(held.claim, [held.job.id]);
         this.counters.cancelled++;
-        this.emitSafely('cancelled', jobView(held, this.onProgress), { durationMs: ABORT_GRACE_MS } satisfies RunInfo);
+        this.emitSafely('cancelled', jobView(held, this.onProgress), { durationMs: performance.now() - held.startedAt } satisfies RunInfo);
         this.startJobs();
         if (this.running.size === 0) this.whenIdle?.();
       }, ABORT_GRACE_MS).unref();
@@ -395,7 +400,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
   /** Takes a handler's `job.progress` report: checked at once (a bad one throws in the handler), written soon after. */
   private reportProgress(held: Held, value: unknown): void {
     if (!(typeof value === 'number' && Number.isFinite(value)) && (typeof value !== 'object' || value === null || Array.isArray(value))) {
-      throw new JobqError(`job.progress takes a number or a plain object, not ${JSON.stringify(value) ?? typeof value}`, ExitCode.usage);
+      throw new JobqError(`job.progress takes a number or a plain object, not ${typeof value === 'bigint' ? `${value}n` : (JSON.stringify(value) ?? typeof value)}`, ExitCode.usage);
     }
     const json = keptJson(value, `the progress of job ${held.job.id}`, MAX_PROGRESS_BYTES)!;
     if (this.running.has(held)) this.progress?.report(held.job.id, held.claim.token, json);

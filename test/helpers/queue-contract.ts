@@ -16,18 +16,21 @@ export interface ContractTopology {
    * for a single server). Claimers spread over them; the topology drops it after the file.
    */
   freshQueue(): Promise<string[]>;
+  /** The table is partitioned: unique jobs are refused there (docs/operations.md). */
+  partitioned?: boolean;
 }
 
 /**
  * The queue contract, the same on every topology: claims are exclusive, a settle counts only
  * with its claim's token, a lease that runs out hands the jobs on with the attempt counted,
- * attempts end in `failed`, a paused kind waits, a limited kind never runs past its limit, the
- * most urgent priority goes first.
+ * attempts end in `failed`, a paused kind waits, a limited kind never runs past its limit, a
+ * unique key holds one job, a running job is cancelled through any server, the most urgent
+ * priority goes first.
  */
 export function queueContract(name: string, topology: ContractTopology): void {
-  const contract = (what: string, body: (urls: string[]) => Promise<void>) =>
+  const contract = (what: string, body: (urls: string[]) => Promise<void>, { unique = false } = {}) =>
     test(`queue contract on ${name}: ${what}`, async (t: TestContext) => {
-      const unavailable = topology.unavailable();
+      const unavailable = unique && topology.partitioned === true ? 'a partitioned table takes no unique jobs' : topology.unavailable();
       if (unavailable !== undefined) return t.skip(unavailable);
       await body(await topology.freshQueue());
     });
@@ -130,6 +133,40 @@ export function queueContract(name: string, topology: ContractTopology): void {
       assert.equal(new Set(claimed).size, 120, 'every job claimed');
       assert.ok(mostOfAGroup <= 2, `never more than 2 of a group held at once: ${mostOfAGroup}`);
       assert.ok(mostInAll > 2, `jobs of different groups were held together: at most ${mostInAll}`);
+    });
+  });
+
+  contract('10 enqueues of one unique key at once, spread over the servers: one job, its id for all', async (urls) => {
+    await withQueues(urls, 10, async (queues) => {
+      const ids = await Promise.all(queues.map((queue, n) => queue.enqueue({ kind: 'contract', payload: { n }, unique: { key: 'nightly-report' } })));
+      assert.equal(new Set(ids).size, 1, `one id for all: ${ids.join(', ')}`);
+      assert.deepEqual(await queues[0]!.jobIdsByUniqueKey(['nightly-report']), new Map([['nightly-report', ids[0]]]));
+    });
+  }, { unique: true });
+
+  contract('a job running through one server is cancelled through another: its handler sees the signal, it ends cancelled, waitFor rejects; a result kept is read anywhere', async (urls) => {
+    await withQueues(urls, 3, async ([workerQueue, canceller, watcher]) => {
+      const long = await canceller!.enqueue({ kind: 'long' });
+      const sum = await canceller!.enqueue({ kind: 'sum', payload: [1, 2, 3] });
+      let signalled: unknown;
+      const worker = workerQueue!.work(
+        {
+          long: (job) => new Promise((_, reject) => job.signal.addEventListener('abort', () => reject((signalled = job.signal.reason)))),
+          sum: (job) => (job.payload as number[]).reduce((a, b) => a + b, 0),
+        },
+        { keepResults: true },
+      );
+      try {
+        assert.equal(await watcher!.waitFor(sum, { timeoutMs: 30_000 }), 6);
+        await waitUntil(async () => (await watcher!.job(long))?.status === 'claimed', 'the long job runs');
+        assert.deepEqual((await canceller!.cancel([long])).cancelling.map((job) => job.id), [long]);
+        await assert.rejects(watcher!.waitFor(long, { timeoutMs: 30_000 }), { name: 'JobCancelled' });
+      } finally {
+        await worker.stop();
+      }
+      assert.equal((signalled as Error | undefined)?.name, 'JobCancelled');
+      assert.equal(worker.counters.cancelled, 1);
+      assert.equal((await canceller!.job(long))!.status, 'cancelled');
     });
   });
 
