@@ -241,13 +241,18 @@ document.getElementById('search').addEventListener('submit', (event) => {
   foundOffset = 0;
   refreshFound().catch((error) => (document.getElementById('search-result').textContent = error.message));
 });
-document.getElementById('found-previous').addEventListener('click', () => {
-  foundOffset = Math.max(0, foundOffset - PAGE);
+/** A list's Previous and Next buttons, which move its offset by a page. */
+function pager(previousId, nextId, move) {
+  document.getElementById(previousId).addEventListener('click', () => move(-PAGE));
+  document.getElementById(nextId).addEventListener('click', () => move(PAGE));
+}
+pager('found-previous', 'found-next', (by) => {
+  foundOffset = Math.max(0, foundOffset + by);
   refreshFound().catch(alertError);
 });
-document.getElementById('found-next').addEventListener('click', () => {
-  foundOffset += PAGE;
-  refreshFound().catch(alertError);
+pager('previous', 'next', (by) => {
+  failedOffset = Math.max(0, failedOffset + by);
+  refreshFailed().catch(alertError);
 });
 window.addEventListener('hashchange', () => {
   document.getElementById('job-result').textContent = '';
@@ -261,14 +266,6 @@ document.getElementById('job-requeue').addEventListener('click', () => jobAction
 document.getElementById('job-run-now').addEventListener('click', () => jobAction('/api/run-now', (r) => (r.delayed > 0 ? 'due now' : 'not delayed: nothing to do')));
 
 document.getElementById('requeue-all').addEventListener('click', () => post('/api/requeue', { all: true }).catch(alertError));
-document.getElementById('previous').addEventListener('click', () => {
-  failedOffset = Math.max(0, failedOffset - PAGE);
-  refreshFailed().catch(alertError);
-});
-document.getElementById('next').addEventListener('click', () => {
-  failedOffset += PAGE;
-  refreshFailed().catch(alertError);
-});
 document.getElementById('cancel').addEventListener('submit', (event) => {
   event.preventDefault();
   const id = Number(document.getElementById('cancel-id').value);

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Statement } from '../db/transaction.js';
 import type { KeptChange } from './kept-counts.js';
+import type { KeptCount } from './sql/counters.js';
 import * as completeSql from './sql/complete.js';
 import type { Claim, ClaimedJob } from './types.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
@@ -84,27 +85,24 @@ export function completion(table: QuotedIdentifier, claim: Claim, ids: readonly 
   return [...splitBy(claim, rest, (job) => job.kind ?? '').map(({ job, ids: part }) => settle([completeSql.MARK_DONE_SQL(table), []], part, done(job))), ...writes];
 }
 
-/** Ends jobs whose cancel the worker carried out: `cancelled` (one statement per kind: see splitBy). */
-export function cancellation(table: QuotedIdentifier, claim: Claim, ids: readonly number[]): PendingWrite[] {
+/** A statement per kind of these jobs (see splitBy), `statementOf` its part, its affected rows added to the kept count `count`. */
+function perKind(claim: Claim, ids: readonly number[], statementOf: (part: number[]) => Statement, count: KeptCount): PendingWrite[] {
   return splitBy(claim, ids, (job) => job.kind ?? '').map(({ job, ids: part }) => ({
-    statement: [completeSql.CANCEL_OWNED_SQL(table), [part, claim.token]],
+    statement: statementOf(part),
     token: claim.token,
     ids: part,
     counted: true,
-    keeps: { kind: job.kind, count: 'cancelled_jobs', sign: 1 },
+    keeps: { kind: job.kind, count, sign: 1 },
   }));
 }
 
-/** Hands jobs back to the queue, due at once (one statement per kind: they count as waiting again, see splitBy). */
-export function handBack(table: QuotedIdentifier, claim: Claim, ids: readonly number[]): PendingWrite[] {
-  return splitBy(claim, ids, (job) => job.kind ?? '').map(({ job, ids: part }) => ({
-    statement: [completeSql.RELEASE_OWNED_SQL(table), [part, claim.token]],
-    token: claim.token,
-    ids: part,
-    counted: true,
-    keeps: { kind: job.kind, count: 'waiting_jobs', sign: 1 },
-  }));
-}
+/** Ends jobs whose cancel the worker carried out: `cancelled`. */
+export const cancellation = (table: QuotedIdentifier, claim: Claim, ids: readonly number[]): PendingWrite[] =>
+  perKind(claim, ids, (part) => [completeSql.CANCEL_OWNED_SQL(table), [part, claim.token]], 'cancelled_jobs');
+
+/** Hands jobs back to the queue, due at once: they count as waiting again. */
+export const handBack = (table: QuotedIdentifier, claim: Claim, ids: readonly number[]): PendingWrite[] =>
+  perKind(claim, ids, (part) => [completeSql.RELEASE_OWNED_SQL(table), [part, claim.token]], 'waiting_jobs');
 
 export interface RetryPolicy {
   maxAttempts: number;
@@ -152,16 +150,9 @@ export function failure(table: QuotedIdentifier, claim: Claim, ids: readonly num
   }));
 }
 
-/** Puts jobs off at their handler's asking: waiting again, due in `seconds`, their attempt given back (one statement per kind: see splitBy). */
-export function putOff(table: QuotedIdentifier, claim: Claim, ids: readonly number[], seconds: number): PendingWrite[] {
-  return splitBy(claim, ids, (job) => job.kind ?? '').map(({ job, ids: part }) => ({
-    statement: [completeSql.SNOOZE_OWNED_SQL(table), [Math.round(seconds * 1e6), part, claim.token]],
-    token: claim.token,
-    ids: part,
-    counted: true,
-    keeps: { kind: job.kind, count: 'waiting_jobs', sign: 1 },
-  }));
-}
+/** Puts jobs off at their handler's asking: waiting again, due in `seconds`, their attempt given back. */
+export const putOff = (table: QuotedIdentifier, claim: Claim, ids: readonly number[], seconds: number): PendingWrite[] =>
+  perKind(claim, ids, (part) => [completeSql.SNOOZE_OWNED_SQL(table), [Math.round(seconds * 1e6), part, claim.token]], 'waiting_jobs');
 
 /** Pushes the lease end of jobs still held to `leaseSeconds` from now. */
 export function leaseRenewal(table: QuotedIdentifier, claim: Claim, ids: readonly number[], leaseSeconds: number): PendingWrite {

@@ -46,7 +46,7 @@ export async function cancelJobs(db: Database, table: { name: string; quoted: Qu
   const counters = { queue: table.name, shard: counterShard(undefined) };
   for (let start = 0; start < unique.length; start += CHUNK) {
     const chunk = unique.slice(start, start + CHUNK);
-    const rows = await db.transaction(async (tx) => {
+    const { found, running } = await db.transaction(async (tx) => {
       const [found] = (await tx.run([cancelSql.LOCK_JOBS_SQL(table.quoted), [chunk]])) as [LockedJob[]];
       const running = found.filter((row) => row.status === 'claimed' && Number(row.lease_left_us) > 0);
       const ending = found.filter((row) => ['unclaimed', 'failed', 'claimed'].includes(row.status) && !running.includes(row));
@@ -60,13 +60,13 @@ export async function cancelJobs(db: Database, table: { name: string; quoted: Qu
       if (ending.length > 0) writes.push([cancelSql.CANCEL_SQL(table.quoted), [ending.map((row) => Number(row.id))]], ...moved.statements(counters));
       if (running.length > 0) writes.push([cancelSql.REQUEST_CANCEL_SQL(table.quoted), [running.map((row) => Number(row.id))]]);
       if (writes.length > 0) await tx.commitWith(...writes);
-      return found.map((row) => ({ ...row, status: running.includes(row) ? 'running' : row.status === 'done' ? 'done' : 'cancelled' }));
+      return { found, running: new Set(running.map((row) => Number(row.id))) };
     });
-    const byId = new Map(rows.map((row) => [Number(row.id), row]));
+    const byId = new Map(found.map((row) => [Number(row.id), row]));
     for (const id of chunk) {
       const row = byId.get(id);
       if (row === undefined) result.unknown.push(id);
-      else if (row.status === 'running') result.cancelling.push({ id, ownerId: row.owner_id === 0 ? null : row.owner_id });
+      else if (running.has(id)) result.cancelling.push({ id, ownerId: row.owner_id === 0 ? null : row.owner_id });
       else if (row.status === 'done') result.done.push(id);
       else result.cancelled.push(id);
     }

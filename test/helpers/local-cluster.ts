@@ -16,9 +16,11 @@ interface ClusterScript {
   unavailable: RegExp;
   /** Its base ports: `first`, then every 400 ports, `count` of them. */
   basePorts: { first: number; count: number };
+  /** Makes a session's reads wait until its node has applied what the others committed before them; none: they do. */
+  causalReads?: string;
 }
 
-const GALERA: ClusterScript = { file: 'galera-cluster.sh', basePortVariable: 'JOBQ_GALERA_BASE_PORT', dirVariable: 'JOBQ_GALERA_DIR', unavailable: /not installed|no wsrep provider/, basePorts: { first: 12_000, count: 20 } };
+const GALERA: ClusterScript = { file: 'galera-cluster.sh', basePortVariable: 'JOBQ_GALERA_BASE_PORT', dirVariable: 'JOBQ_GALERA_DIR', unavailable: /not installed|no wsrep provider/, basePorts: { first: 12_000, count: 20 }, causalReads: 'SET SESSION wsrep_sync_wait = 1' };
 const GROUP_REPLICATION: ClusterScript = { file: 'mysql-group.sh', basePortVariable: 'JOBQ_GROUP_BASE_PORT', dirVariable: 'JOBQ_GROUP_DIR', unavailable: /cannot fetch MySQL/, basePorts: { first: 20_000, count: 25 } };
 
 /**
@@ -79,10 +81,16 @@ export class LocalCluster {
     return mysql.createConnection({ host: '127.0.0.1', port: this.port(node), user: 'root', ...(database !== undefined && { database }), supportBigNumbers: true });
   }
 
-  /** The jobs table's rows by status, and the kept counts of waiting and done jobs, read on node N. */
+  /**
+   * The jobs table's rows by status, and the kept counts of waiting and done jobs, read on node N
+   * once it has applied what the others committed (a Galera node applies another's commits a
+   * little later: a read at once found a kept count that a claim through another node had changed
+   * already).
+   */
   async jobCounts(node: number, database: string): Promise<{ total: number; done: number; claimedOnce: number; kept: { waiting: number; done: number; failed: number } }> {
     const connection = await this.connect(node, database);
     try {
+      if (this.kind.causalReads !== undefined) await connection.query(this.kind.causalReads);
       const [rows] = await connection.query("SELECT COUNT(*) AS total, SUM(status = 'done') AS done, SUM(attempts = 1) AS claimedOnce FROM jobs");
       const row = (rows as Array<Record<string, string>>)[0]!;
       return { total: Number(row.total), done: Number(row.done), claimedOnce: Number(row.claimedOnce), kept: await keptTotals(async (sql) => (await connection.query(sql))[0] as unknown[], database) };

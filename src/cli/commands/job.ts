@@ -39,7 +39,7 @@ queued, or finished and deleted).`,
 const json = (value: unknown) => JSON.stringify(value);
 
 /** The job as `jobq job` prints it: a field a line, then its errors, oldest first. */
-export function jobLines(job: JobInfo): string[] {
+function jobLines(job: JobInfo): string[] {
   const rows: string[][] = [
     ['kind', job.kind ?? '(none)'],
     ['status', statusText(job)],
