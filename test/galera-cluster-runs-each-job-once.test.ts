@@ -175,7 +175,8 @@ test('one node killed with SIGKILL mid-run: its processes move to the others, no
   // node, and a lease of 5 s ran out meanwhile, so that jobs went to a second consumer.
   const keepDone = ['--keep-done', '--database-url', url];
   const busy = startCli(['start-processing', '-g', '2', '-c', '10', ...keepDone]);
-  await busy.waitFor(/^counter = 2000$/m);
+  // A generous wait: with both servers' suites at once, the cluster's first 2,000 inserts took over 30 s.
+  await busy.waitFor(/^counter = 2000$/m, 120_000);
   await cluster.script('kill-node', '2');
   const moved = new RegExp(`lost the connection, moved to the next server of the URL: from 127\\.0\\.0\\.1:${cluster.port(2)} .* to 127\\.0\\.0\\.1:${cluster.port(3)}$`, 'm');
   // The processes on node 2 go on through node 3 once the cluster has evicted node 2 (seconds).

@@ -49,8 +49,18 @@ export class StatsSampler {
     return this.latest;
   }
 
-  /** Reads the stats now (after an action, so that the page shows its effect at once), or joins the reading under way. */
-  sample(): Promise<void> {
+  /**
+   * Reads the stats after an action, so that the page shows its effect at once: a reading under
+   * way may have begun before the action and miss it (a page then saw a limit just set missing),
+   * so this one waits for it and begins another, or joins one begun since.
+   */
+  async sampleAfterAction(): Promise<void> {
+    await this.reading?.catch(() => undefined);
+    await this.sample();
+  }
+
+  /** Reads the stats now, or joins the reading under way. */
+  private sample(): Promise<void> {
     this.reading ??= this.readStats().finally(() => (this.reading = undefined));
     return this.reading;
   }

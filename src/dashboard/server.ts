@@ -139,7 +139,7 @@ async function handle(context: DashboardContext, metrics: QueueMetrics, request:
 }
 
 async function afterAction(context: DashboardContext, response: ServerResponse, result: object): Promise<void> {
-  await context.sampler.sample();
+  await context.sampler.sampleAfterAction();
   sendJson(response, 200, result);
 }
 
