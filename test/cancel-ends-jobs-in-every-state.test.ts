@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,10 +60,11 @@ test('a job marked while a run of it failed is cancelled by the worker that clai
   assert.deepEqual([ran, cancelled, worker.counters.cancelled], [[], [id], 1]);
 });
 
-test('jobq cancel of jobs running in 2 `jobq work` processes: every handler signal fires within 2 s, the jobs end cancelled and never run again, a handler that ignores it is given up on, the slots are freed', async () => {
+test('jobq cancel of jobs running in 2 `jobq work` processes: every handler signal fires within 2 s, the jobs end cancelled and never run again, a handler that ignores it is given up on, the slots are freed', async (t) => {
   const { queue, db } = context;
   const log = path.join(tmpdir(), `jobq-cancel-${process.pid}-${Date.now()}.log`);
   writeFileSync(log, '');
+  t.after(() => rmSync(log, { force: true }));
   const events = () =>
     readFileSync(log, 'utf8')
       .split('\n')

@@ -12,7 +12,8 @@ interface Report {
 
 /**
  * The progress reports of a worker's running jobs (`job.progress`): the latest of each job is
- * written every PROGRESS_EVERY_MS on the worker's upkeep connection, guarded by its claim's token,
+ * written every PROGRESS_EVERY_MS on the worker's upkeep connection (between its transactions, as
+ * the cancel watch reads), guarded by its claim's token,
  * and the last one before the job is settled (`flush`). A write that fails is dropped: progress
  * is a hint, and the next report writes again.
  */
@@ -51,7 +52,7 @@ export class ProgressReports {
     if (report === undefined) return;
     this.pending.delete(id);
     const write = this.db
-      .query(SET_PROGRESS_SQL(this.table), [report.json, id, report.token])
+      .queryOutsideTransactions(SET_PROGRESS_SQL(this.table), [report.json, id, report.token])
       .then(() => undefined)
       .catch(() => undefined)
       .finally(() => {
