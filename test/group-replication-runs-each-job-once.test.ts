@@ -18,7 +18,8 @@ const cluster = LocalCluster.groupReplication();
 const NOOP_HANDLER = fileURLToPath(new URL('../../scripts/bench/noop-handler.mjs', import.meta.url));
 const JOBS = 20_000;
 // Longer than a failover (about 10 s here: the dead member is suspected, expelled, a primary
-// elected), so that a worker waiting for the new primary still holds what it claimed.
+// elected), so that a worker waiting for the new primary still holds what it claimed. On a machine
+// loaded by both suites at once a worker was cut off for longer: see handledOnce.
 const LEASE_SECONDS = 20;
 
 after(async () => {
@@ -96,6 +97,19 @@ async function drainAfterLease(database: string, nodes: readonly number[]): Prom
   return consumed(last);
 }
 
+/**
+ * Asserts that the runs handled every job once, but for jobs whose lease ran out: a worker cut off
+ * from the group for longer than the lease (a failover on a loaded machine) may have run a job
+ * whose settle it could not commit, and the job is claimed and run again once its lease runs out,
+ * as a lease is meant to do. Each lease that ran out allows one run more, never two at once: a job
+ * run twice within one lease is the defect this looks for.
+ */
+async function assertHandledOnce(t: TestContext, handled: number, node: number, database: string): Promise<void> {
+  const expired = await cluster.leaseExpiries(node, database);
+  t.diagnostic(`${handled} runs of ${JOBS} jobs; ${expired} leases ran out`);
+  assert.ok(handled >= JOBS && handled <= JOBS + expired, `the runs handled every job once, or again after its lease ran out: ${handled} runs, ${expired} leases ran out`);
+}
+
 // The contract's claims on every member of a multi-primary group, whose certification refuses the
 // second of two COMMITs that claimed one job; the multi-primary test after it reuses the group.
 let contractUnavailable: string | undefined;
@@ -126,9 +140,8 @@ test('multi-primary: 20,000 jobs enqueued on node 1, jobq work on nodes 2 and 3,
   assert.match(results[1]!.stderr, moved(3), "node 3's worker went on through node 1");
 
   const late = await drainAfterLease(database, [1, 2]);
-  const handled = consumed(results[0]!) + consumed(results[1]!) + late;
   t.diagnostic(`node 2: ${consumed(results[0]!)}, node 3 then 1: ${consumed(results[1]!)}, after the lease: ${late}`);
-  assert.equal(handled, JOBS, 'the runs handled every job once');
+  await assertHandledOnce(t, consumed(results[0]!) + consumed(results[1]!) + late, 1, database);
   const counts = await cluster.jobCounts(1, database);
   assert.equal(counts.total, JOBS);
   assert.equal(counts.done, JOBS, 'every job done, none left claimed');
@@ -180,7 +193,7 @@ test('single-primary: the primary killed in the middle of a drain by two jobq wo
 
   const late = await drainAfterLease(database, [2, 3]);
   t.diagnostic(`the workers: ${results.map(consumed).join(' and ')}, after the lease: ${late}`);
-  assert.equal(results.reduce((sum, result) => sum + consumed(result), 0) + late, JOBS, 'the runs handled every job once');
+  await assertHandledOnce(t, results.reduce((sum, result) => sum + consumed(result), 0) + late, 2, database);
   const counts = await cluster.jobCounts(2, database);
   assert.equal(counts.total, JOBS);
   assert.equal(counts.done, JOBS, 'every job done, none left claimed');

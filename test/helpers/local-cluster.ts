@@ -99,6 +99,18 @@ export class LocalCluster {
     }
   }
 
+  /** How many times a job's lease ran out and the job was claimed again, over the jobs table, read on node N. */
+  async leaseExpiries(node: number, database: string): Promise<number> {
+    const connection = await this.connect(node, database);
+    try {
+      if (this.kind.causalReads !== undefined) await connection.query(this.kind.causalReads);
+      const [rows] = await connection.query('SELECT COALESCE(SUM(lease_expiries), 0) AS n FROM jobs');
+      return Number((rows as Array<{ n: string }>)[0]!.n);
+    } finally {
+      await connection.end();
+    }
+  }
+
   /** Waits until each of `nodes` holds `count` rows in the jobs table: what was written through another has been applied there. */
   async waitForJobs(nodes: readonly number[], database: string, count: number): Promise<void> {
     for (const node of nodes) {
