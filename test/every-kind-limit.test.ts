@@ -21,7 +21,9 @@ test('"*" limited to 4, 3 worker processes at concurrency 2, 120 jobs of two kin
   await queue.enqueueMany(Array.from({ length: 120 }, (_, n) => ({ kind: ['pdf', 'email'][n % 2]!, payload: { n } })));
 
   // At concurrency 2, no worker can hold every slot: the limit is reached only across processes.
-  const workers = Array.from({ length: 3 }, () => work(['--once', '--concurrency', '2']));
+  // A run ends only once its kind runs in two processes, so that on a loaded machine a worker that
+  // starts first cannot run the jobs two at a time before the others are up.
+  const workers = Array.from({ length: 3 }, () => work(['--once', '--concurrency', '2'], { UNTIL_PROCESSES: '2' }));
   for (const { done } of workers) assert.equal((await done).code, 0);
 
   const runs = await allRuns();
