@@ -17,6 +17,7 @@ import { assertSchemaCurrent } from './queue/migrate.js';
 import { checkKind, toJobRow } from './queue/new-jobs.js';
 import { readTableLayout, type TableLayout } from './queue/table-layout.js';
 import { insertTarget, JobInserts, type EnqueueOptions } from './queue/enqueue.js';
+import { queueIdentity, wakeOnEnqueue, wakeWorkers } from './queue/wake-ups.js';
 import { setupTable, type SetupOptions, type SetupResult } from './queue/setup.js';
 import { recountKeptCounts } from './queue/recount.js';
 import { pruneJobs, type PruneOptions, type PruneResult } from './queue/prune.js';
@@ -91,6 +92,8 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
   private readonly quotedTable: QuotedIdentifier;
   /** The table by name and quoted, as the queue's modules take it. */
   private readonly target: { name: string; quoted: QuotedIdentifier };
+  /** The queue as this process's workers and enqueues tell it apart (queue/wake-ups.ts). */
+  private readonly identity: string;
   private readonly inserts: JobInserts;
   private readonly claims: DirectClaims;
 
@@ -106,6 +109,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
   ) {
     this.quotedTable = quoteIdentifier(table);
     this.target = { name: table, quoted: this.quotedTable };
+    this.identity = queueIdentity(databaseOptions.settings, table);
     // The table named with its database, for statements on a caller's connection.
     this.inserts = new JobInserts(db, insertTarget(db.settings.database, table), (work) => this.described(work), async () => (await this.layout()).partitions > 0);
     this.claims = new DirectClaims(db, { name: table, quoted: this.quotedTable, partitions: async () => (await this.layout()).partitions });
@@ -179,7 +183,9 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
    * queued twice: the existing job's id comes back.
    */
   async enqueue(job: NewJob<Tasks>, options: EnqueueOptions = {}): Promise<number> {
-    return this.inserts.one(toJobRow(job, 'job'), options, job.key !== undefined || job.unique !== undefined);
+    const id = await this.inserts.one(toJobRow(job, 'job'), options, job.key !== undefined || job.unique !== undefined);
+    this.wakeAfter(options, [job]);
+    return id;
   }
 
   /**
@@ -190,11 +196,29 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
    * ids (on the caller's connection, one more round trip per chunk).
    */
   async enqueueMany(jobs: ReadonlyArray<NewJob<Tasks>>, options: EnqueueOptions & { idRange?: boolean } = {}): Promise<EnqueueResult> {
-    return this.inserts.many(
+    const result = await this.inserts.many(
       jobs.map((job, i) => toJobRow(job, `job ${i + 1}`)),
       options,
       jobs.some((job) => job.key !== undefined || job.unique !== undefined),
     );
+    this.wakeAfter(options, jobs);
+    return result;
+  }
+
+  /**
+   * Wakes this process's idle workers of the queue at once. Enqueues through the queue do it
+   * themselves once their jobs are committed; call it after committing a transaction of your own
+   * that enqueued jobs (`connection` or `transaction`), whose commit jobq cannot see. Workers in
+   * other processes see the jobs at their next poll (`pollIntervalMs`).
+   */
+  wakeWorkers(): void {
+    wakeWorkers(this.identity);
+  }
+
+  /** Wakes the workers of this process after an enqueue committed jobs due now; one in the caller's transaction is not committed yet. */
+  private wakeAfter(options: EnqueueOptions, jobs: ReadonlyArray<NewJob<Tasks>>): void {
+    const dueNow = (job: NewJob<Tasks>) => !((job.delaySeconds ?? 0) > 0) && !(job.runAfter !== undefined && job.runAfter.getTime() > Date.now());
+    if (options.connection === undefined && options.transaction === undefined && jobs.some(dueNow)) this.wakeWorkers();
   }
 
   /** The ids of the jobs that hold these unique keys now (see {@link UniqueOptions}); a key no job holds is not in the map. */
@@ -236,6 +260,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
           await foldUncountedJobs(db, this.target);
         },
         openCandidateSource: (onEvent) => (this.replica === undefined ? undefined : new ReplicaCandidates({ ...this.replica, onEvent })),
+        wakeOnEnqueue: (wake) => wakeOnEnqueue(this.identity, wake),
       },
       handlers,
       options,

@@ -1,8 +1,9 @@
-// An idle consumer polls at 2, 4, 8 ... up to 20 ms: ten idle consumers cost the server about 500
-// cheap index dives a second (the article's spun at 31,000), and new work is still seen within
-// 20 ms. Any claim that finds work resets the wait.
+import { DEFAULTS } from '../config/defaults.js';
+
+// An idle consumer polls at 2, 4, 8 ... up to 20 ms (DEFAULTS.pollIntervalMs): ten idle consumers
+// cost the server about 500 cheap index dives a second (the article's spun at 31,000), and new
+// work is still seen within 20 ms. Any claim that finds work resets the wait.
 const FIRST_WAIT_MS = 2;
-const MAX_WAIT_MS = 20;
 // A consumer held back by a kind at its concurrency limit polls at 50, 100 ... up to 400 ms: the
 // slot a job frees is its own worker's to take (the turn that settles the job claims into it, and
 // wakes at once), so other workers' polls mostly find the kind full. Polling at the empty queue's
@@ -23,6 +24,9 @@ export type WaitReason = 'contended' | 'busy' | 'at-limit' | 'filled' | 'empty';
 export class IdleBackoff {
   private polls = 0;
 
+  /** `maxWaitMs`: the longest wait between two polls of an empty queue. */
+  constructor(private readonly maxWaitMs: number = DEFAULTS.pollIntervalMs) {}
+
   reset(): void {
     this.polls = 0;
   }
@@ -32,7 +36,7 @@ export class IdleBackoff {
     if (why === 'contended') return 0;
     if (why === 'busy') return FIRST_WAIT_MS;
     if (why === 'filled') return MAX_WAIT_AT_LIMIT_MS;
-    const [first, max] = why === 'at-limit' ? [FIRST_WAIT_AT_LIMIT_MS, MAX_WAIT_AT_LIMIT_MS] : [FIRST_WAIT_MS, MAX_WAIT_MS];
+    const [first, max] = why === 'at-limit' ? [FIRST_WAIT_AT_LIMIT_MS, MAX_WAIT_AT_LIMIT_MS] : [Math.min(FIRST_WAIT_MS, this.maxWaitMs), this.maxWaitMs];
     return Math.min(first * 2 ** this.polls++, max);
   }
 }

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../db/database.js';
 import type { CandidateSource } from '../db/replica.js';
 import { claimTurn, settleTurn } from './turn.js';
@@ -40,6 +39,10 @@ export interface ClaimLoopSettings extends RetryPolicy {
   candidateSource?: CandidateSource;
   /** The table's partition count: lanes read their partitions (table-layout.ts). */
   partitions?: number;
+  /** The longest wait between two looks at an empty queue (IdleBackoff); default 20 ms. */
+  pollIntervalMs?: number;
+  /** Subscribes to enqueues of due jobs in this process (queue/wake-ups.ts); returns the unsubscribe. */
+  wakeOnEnqueue?: (wake: () => void) => () => void;
 }
 
 /** A claim this loop holds jobs of: which, and its lease as this loop knows it. */
@@ -96,6 +99,16 @@ export class ClaimLoop {
   private otherOutcomes: PendingWrite[] = [];
   private firstOutcomeAt: number | undefined;
   private wakeUp: (() => void) | undefined;
+  /** Ends the back-off on an empty queue under way: only a stop or an enqueue in this process do, not a job's end. */
+  private endIdleWait: (() => void) | undefined;
+  /** This process enqueued due jobs since the turn under way began: the loop looks again before any back-off. */
+  private enqueuedSince = false;
+  /**
+   * An enqueue ended the loop's idle wait: its next turn takes the jobs of every lane at once, not
+   * only once they waited `stealAfterMs` (lanes keep busy claims apart; an idle worker has none to
+   * keep apart from).
+   */
+  private wokenFromIdle = false;
   /** The last claim turn found no candidates at all. */
   private foundNothing = false;
   /** The rules on kinds as the last turn that read them saw them, and when that was. */
@@ -183,9 +196,20 @@ export class ClaimLoop {
   }
 
   async run(signal: AbortSignal): Promise<void> {
-    const idle = new IdleBackoff();
-    const onAbort = () => this.wake();
+    const idle = new IdleBackoff(this.settings.pollIntervalMs);
+    const onAbort = () => {
+      this.endIdleWait?.();
+      this.wake();
+    };
     signal.addEventListener('abort', onAbort);
+    const unsubscribe = this.settings.wakeOnEnqueue?.(() => {
+      this.enqueuedSince = true;
+      if (this.endIdleWait !== undefined) {
+        this.wokenFromIdle = true;
+        this.endIdleWait();
+      }
+      this.wake();
+    });
     try {
       while (!signal.aborted) {
         // Let handlers that finish at once do so first: then a fast worker claims whole batches
@@ -217,6 +241,7 @@ export class ClaimLoop {
       }
     } finally {
       signal.removeEventListener('abort', onAbort);
+      unsubscribe?.();
     }
   }
 
@@ -236,6 +261,9 @@ export class ClaimLoop {
   }
 
   private async claimTurn(batchSize: number): Promise<TurnResult> {
+    const woken = this.wokenFromIdle;
+    this.enqueuedSince = false;
+    this.wokenFromIdle = false;
     const settle = this.takeSettles();
     this.inFlight = settle;
     const ticket = await this.gate.enter();
@@ -247,6 +275,7 @@ export class ClaimLoop {
         ownerId: this.settings.ownerId,
         ...(this.settings.kinds !== undefined && { kinds: this.settings.kinds }),
         ...(ticket.lane !== undefined && { lane: ticket.lane }),
+        ...(woken && { stealAfterMs: 0 }),
       };
       const refresh = performance.now() - this.rulesReadAt >= RULES_READ_EVERY_MS;
       const rules = { ...this.rules, refresh };
@@ -390,22 +419,24 @@ export class ClaimLoop {
   }
 
   private async backOff(ms: number, signal: AbortSignal): Promise<void> {
-    if (ms === 0) return;
-    if (this.rules.limited.length === 0 && !this.rules.tableLimited) await sleep(ms, undefined, { signal }).catch(() => undefined);
+    // Jobs this process enqueued while the turn ran may be ones it did not see.
+    if (ms === 0 || this.enqueuedSince || signal.aborted) return;
+    if (this.rules.limited.length === 0 && !this.rules.tableLimited) await this.sleep(ms, (end) => (this.endIdleWait = end));
     // Under limits a job's end wakes the loop, to claim into the slot it frees: one that ended
     // before the wait began (a handler that finishes at once) must not be missed.
     else if (this.firstOutcomeAt === undefined) await this.sleep(ms);
   }
 
-  private sleep(ms: number): Promise<void> {
+  /** Waits `ms`, or until what `register` is given is called (by default: `wake()`). */
+  private sleep(ms: number, register: (end: (() => void) | undefined) => void = (end) => (this.wakeUp = end)): Promise<void> {
     return new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
       function done() {
         clearTimeout(timer);
         resolve();
       }
-      this.wakeUp = done;
-    }).finally(() => (this.wakeUp = undefined));
+      register(done);
+    }).finally(() => register(undefined));
   }
 }
 

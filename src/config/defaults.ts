@@ -33,6 +33,12 @@ export const DEFAULTS = {
   keepResults: false,
   /** Stop by itself once nothing due is left. */
   once: false,
+  /**
+   * The longest an idle worker waits before it looks at an empty queue again (it starts at 2 ms
+   * and doubles): what a job enqueued by another process may wait before a worker sees it. Jobs
+   * enqueued in the worker's own process wake it at once.
+   */
+  pollIntervalMs: 20,
   /** Worker processes of `jobq work`: 1 runs in the command's own process. */
   processes: 1,
   /** A replica further behind than this is not read: candidates come from the primary. */

@@ -41,6 +41,7 @@ export const OPTIONS = declare({
   },
   maxAttempts: { name: 'maxAttempts', flags: '--max-attempts <n>', help: 'handler failures per job before it goes to failed', min: 1, max: 1000, integer: true, default: DEFAULTS.maxAttempts },
   maxSnoozes: { name: 'maxSnoozes', flags: '--max-snoozes <n>', help: 'times a handler may put its job off (job.snooze) before it goes to failed', min: 0, max: 32_767, integer: true, default: DEFAULTS.maxSnoozes },
+  pollIntervalMs: { name: 'pollIntervalMs', flags: '--poll-interval-ms <ms>', help: 'the longest an idle worker waits before it looks at an empty queue again', min: 1, max: 60_000, integer: true, default: DEFAULTS.pollIntervalMs },
   retryDelayMs: { name: 'retryDelayMs', flags: '--retry-delay-ms <ms>', help: 'wait before the first retry of a failed job; doubles per attempt', min: 0, max: 3_600_000, integer: true, default: DEFAULTS.retryDelayMs },
   timeoutMs: {
     name: 'timeoutMs',

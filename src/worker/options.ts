@@ -31,6 +31,12 @@ export interface WorkerOptions {
   /** Stop by itself once nothing due is left (default false). */
   once?: boolean;
   /**
+   * The longest an idle worker waits before it looks at an empty queue again, in milliseconds
+   * (default 20): what a job enqueued by another process may wait before it starts. Jobs
+   * enqueued through a queue of the worker's own process wake it at once (see `queue.wakeWorkers`).
+   */
+  pollIntervalMs?: number;
+  /**
    * How long a handler may run, in milliseconds: one number for every kind, or per kind
    * (`{ email: 30_000, '*': 300_000 }`, `'*'` for every kind not named); default: no limit. When
    * it passes, the handler's `job.signal` fires and the run fails with "timed out after N ms":
@@ -57,6 +63,7 @@ export function resolveWorkerOptions(options: WorkerOptions = {}): ResolvedWorke
     keepDone: options.keepDone ?? DEFAULTS.keepDone,
     keepResults: options.keepResults ?? DEFAULTS.keepResults,
     once: options.once ?? DEFAULTS.once,
+    pollIntervalMs: checkNumber(OPTIONS.pollIntervalMs, options.pollIntervalMs),
     timeoutMs: resolveTimeouts(options.timeoutMs),
   };
 }

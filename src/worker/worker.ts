@@ -36,6 +36,8 @@ export interface WorkerContext {
   foldNewJobs(db: Database): Promise<void>;
   /** Where the claims read candidates besides the primary (the queue's replica), if anywhere. */
   openCandidateSource(onEvent: (event: ConnectionEvent) => void): CandidateSource | undefined;
+  /** Calls `wake` when this process enqueues due jobs into the queue (queue/wake-ups.ts); returns the unsubscribe. */
+  wakeOnEnqueue(wake: () => void): () => void;
 }
 
 /** What the `failed` event says besides the job and the error. */
@@ -212,9 +214,10 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
         // The first loop always claims; the others only while lanes are free and claims come
         // back well filled: extra loops that claimed regardless slowed several workers sharing
         // few lanes, and each turn costs the server CPU however few jobs it claims.
+        // An enqueue in this process wakes the first loop only: one turn takes what it enqueued.
         const loopSettings =
           i === 0
-            ? { ...settings, pauseAfterLightClaimMs: LIGHT_CLAIM_PAUSE_MS }
+            ? { ...settings, pauseAfterLightClaimMs: LIGHT_CLAIM_PAUSE_MS, wakeOnEnqueue: context.wakeOnEnqueue }
             : { ...settings, pauseWhenLanesBusyMs: EXTRA_LOOP_PAUSE_MS, pauseAfterLightClaimMs: EXTRA_LOOP_PAUSE_MS };
         const loop: ClaimLoop = new ClaimLoop(db, context.quotedTable, loopSettings, gate, this.sinkFor(() => loop), (result) => {
           if (this.suspect !== undefined) this.startJobs();

@@ -9,6 +9,15 @@ test('an empty queue is polled at 2, 4, 8, 16 and then every 20 ms; a claim that
   assert.equal(idle.next('empty'), 2);
 });
 
+test('pollIntervalMs sets the longest wait on an empty queue: 1000 is reached after 2, 4 ... 512; 1 polls every millisecond', () => {
+  const slow = new IdleBackoff(1000);
+  assert.deepEqual(Array.from({ length: 11 }, () => slow.next('empty')), [2, 4, 8, 16, 32, 64, 128, 256, 512, 1000, 1000]);
+  const fast = new IdleBackoff(1);
+  assert.deepEqual([1, 2, 3].map(() => fast.next('empty')), [1, 1, 1]);
+  slow.reset();
+  assert.equal(slow.next('at-limit'), 50, 'a limit keeps its own waits');
+});
+
 test('work held back by a full concurrency limit is looked at after 50, 100, 200 and then every 400 ms', () => {
   const idle = new IdleBackoff();
   assert.deepEqual([1, 2, 3, 4, 5].map(() => idle.next('at-limit')), [50, 100, 200, 400, 400]);

@@ -24,6 +24,7 @@ interface WorkOptions extends ConnectionOptions {
   maxAttempts: number;
   maxSnoozes: number;
   retryDelayMs: number;
+  pollIntervalMs: number;
   keepDone?: boolean;
   keepResults?: boolean;
   timeout?: Record<string, number>;
@@ -45,6 +46,7 @@ export function registerWork(program: Command): void {
     .addOption(optionFor(OPTIONS.maxAttempts))
     .addOption(optionFor(OPTIONS.maxSnoozes))
     .addOption(optionFor(OPTIONS.retryDelayMs))
+    .addOption(optionFor(OPTIONS.pollIntervalMs))
     .option('--keep-done', 'mark finished jobs done instead of deleting them')
     .option('--keep-results', "keep jobs whose handler returned a value as done, with it (for `jobq job ID`); prune removes them")
     .addOption(new Option(OPTIONS.timeoutMs.flags, OPTIONS.timeoutMs.help).argParser(timeoutArgument))
@@ -90,6 +92,7 @@ Examples:
         maxAttempts: options.maxAttempts,
         maxSnoozes: options.maxSnoozes,
         retryDelayMs: options.retryDelayMs,
+        pollIntervalMs: options.pollIntervalMs,
         keepDone: options.keepDone ?? false,
         keepResults: options.keepResults ?? false,
         once: options.once ?? false,
