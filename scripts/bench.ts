@@ -55,6 +55,9 @@ import { quoteIdentifier, type QuotedIdentifier } from '../src/config/identifier
  *   unique     (not in the default set) enqueue() of jobs with a unique key each against jobs with
  *              a key each, one at a time and 1,000 per enqueueMany (ENQUEUE_AB_SECONDS a turn),
  *              taking turns over BENCH_ROUNDS; medians.
+ *   latency    (not in the default set) enqueue-to-start p50/p95/p99 at 200 and 1,000 jobs a
+ *              second offered by 2 paced producer processes to one queue.work process, and at
+ *              1,000 a second enqueued in the worker's own process (BENCH_LATENCY_SECONDS each).
  *   partitions (not in the default set) the jobs table partitioned on id (HASH and KEY, into
  *              BENCH_PARTITIONS, default 8) against the unpartitioned one: start-processing
  *              drains with 10 and 16 consumers taking turns over BENCH_ROUNDS, the backlog
@@ -472,6 +475,41 @@ async function enqueueRates(secondsPerRound: number, rounds: number): Promise<Re
     const { count, ...rest } = totals.get(mode)!;
     return { scenario: `enqueue-${mode}`, consumers: 1, jobs: count, jobsPerSecond: Math.round(count / (secondsPerRound * rounds)), ...rest };
   });
+}
+
+/**
+ * How long a job waits from enqueue() to its handler's start when the queue keeps up: 2 producer
+ * processes pacing enqueue() at 200 and at 1,000 jobs a second in all, one queue.work process
+ * (concurrency 10, the default poll); then 1,000 a second enqueued in the worker's own process,
+ * which its enqueues wake. BENCH_LATENCY_SECONDS each (default 10); the in-process run against
+ * the same rate from other processes.
+ */
+async function enqueueToStart(): Promise<Result[]> {
+  const seconds = Number(process.env.BENCH_LATENCY_SECONDS ?? 10);
+  const run = async (scenario: string, processes: string[][]): Promise<Result> => {
+    await prefillJobq(0);
+    const before = await readServerCounters(admin);
+    const { outputs } = await timedProcesses(processes);
+    const after = await readServerCounters(admin);
+    const consumer = JSON.parse(outputs[0]!) as { handled: number; p50: number; p95: number; p99: number };
+    return {
+      scenario,
+      consumers: 10,
+      jobs: consumer.handled,
+      jobsPerSecond: Math.round(consumer.handled / seconds),
+      ...delta(before, after, seconds + 2),
+      extra: { enqueueToStartP50ms: consumer.p50, enqueueToStartP95ms: consumer.p95, enqueueToStartP99ms: consumer.p99 },
+    };
+  };
+  const fromOthers = (rate: number) =>
+    run(`latency ${rate}/s from 2 producer processes`, [
+      [NODE_SCRIPT('steady-consumer.js'), String(seconds + 2)],
+      ...[1, 2].map(() => [NODE_SCRIPT('enqueue-loop.js'), 'paced', String(seconds), String(rate / 2)]),
+    ]);
+  const results = [await fromOthers(200), await fromOthers(1000)];
+  const inProcess = await run("latency 1000/s from the worker's own process", [[NODE_SCRIPT('steady-consumer.js'), String(seconds + 2), '1000']]);
+  const p50 = (result: Result) => result.extra!.enqueueToStartP50ms!;
+  return [...results, { ...inProcess, extra: { ...inProcess.extra, p50ToOtherProcesses: Math.round((100 * p50(inProcess)) / p50(results[1]!)) / 100 } }];
 }
 
 /**
@@ -906,6 +944,7 @@ try {
   if (SCENARIOS.includes('limits')) for (const result of await limitScenarios()) log(result);
   if (SCENARIOS.includes('monitoring')) for (const result of await monitoringCost()) log(result);
   if (SCENARIOS.includes('unique')) for (const result of await uniqueEnqueues()) log(result);
+  if (SCENARIOS.includes('latency')) for (const result of await enqueueToStart()) log(result);
   if (SCENARIOS.includes('demo')) {
     for (const k of CONSUMERS) log(await drain(k, JOBS));
     if (STEADY_SECONDS > 0) log(await steady());

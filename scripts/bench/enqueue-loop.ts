@@ -2,14 +2,17 @@
  * One producer for the bench: `enqueue()` one job at a time from one connection, or the plain
  * single-row autocommit INSERT it is compared with. Prints jobs per second.
  * Modes: jobq, jobq-uuid (a random key each), plain; and a key or a unique key of each job's own,
- * one job at a time or `enqueueMany` of 1,000: key, unique, key-batch, unique-batch.
- * Usage: enqueue-loop.js MODE SECONDS (URL from $JOBQ_DATABASE_URL).
+ * one job at a time or `enqueueMany` of 1,000: key, unique, key-batch, unique-batch; paced, RATE
+ * jobs a second and no more (the latency scenario).
+ * Usage: enqueue-loop.js MODE SECONDS [RATE] (URL from $JOBQ_DATABASE_URL).
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import mysql from 'mysql2/promise';
 import { JobQueue } from '../../src/index.js';
+import { pacedEnqueues, wallClockMs } from './paced-producer.js';
 
-const [mode = 'jobq', seconds = '10'] = process.argv.slice(2);
+const [mode = 'jobq', seconds = '10', rate = '1000'] = process.argv.slice(2);
 const until = performance.now() + Number(seconds) * 1000;
 let count = 0;
 if (mode === 'plain') {
@@ -30,11 +33,17 @@ if (mode === 'plain') {
     count += batch;
   }
   await queue.close();
+} else if (mode === 'paced') {
+  const queue = await JobQueue.open();
+  // The consumer started with this process is up a second later: no backlog of its start-up.
+  await sleep(1000);
+  count = await pacedEnqueues(queue, Number(seconds), Number(rate));
+  await queue.close();
 } else {
   const queue = await JobQueue.open();
   while (performance.now() < until) {
     // The payload carries the send time, for the steady scenario's enqueue-to-start latency.
-    await queue.enqueue({ kind: 'bench', payload: { sentAt: Date.now() }, ...(mode === 'jobq-uuid' && { key: randomUUID() }) });
+    await queue.enqueue({ kind: 'bench', payload: { sentAt: wallClockMs() }, ...(mode === 'jobq-uuid' && { key: randomUUID() }) });
     count++;
   }
   await queue.close();

@@ -104,11 +104,12 @@ export class ClaimLoop {
   /** This process enqueued due jobs since the turn under way began: the loop looks again before any back-off. */
   private enqueuedSince = false;
   /**
-   * An enqueue ended the loop's idle wait: its next turn takes the jobs of every lane at once, not
-   * only once they waited `stealAfterMs` (lanes keep busy claims apart; an idle worker has none to
-   * keep apart from).
+   * An enqueue in this process ended the loop's wait (the back-off on an empty queue, or the pause
+   * after a light claim): its next turn takes the jobs of every lane at once, not only once they
+   * waited `stealAfterMs` (lanes keep busy claims apart; a waiting worker has none to keep apart
+   * from).
    */
-  private wokenFromIdle = false;
+  private wokenFromWait = false;
   /** The last claim turn found no candidates at all. */
   private foundNothing = false;
   /** The rules on kinds as the last turn that read them saw them, and when that was. */
@@ -205,7 +206,7 @@ export class ClaimLoop {
     const unsubscribe = this.settings.wakeOnEnqueue?.(() => {
       this.enqueuedSince = true;
       if (this.endIdleWait !== undefined) {
-        this.wokenFromIdle = true;
+        this.wokenFromWait = true;
         this.endIdleWait();
       }
       this.wake();
@@ -261,9 +262,9 @@ export class ClaimLoop {
   }
 
   private async claimTurn(batchSize: number): Promise<TurnResult> {
-    const woken = this.wokenFromIdle;
+    const woken = this.wokenFromWait;
     this.enqueuedSince = false;
-    this.wokenFromIdle = false;
+    this.wokenFromWait = false;
     const settle = this.takeSettles();
     this.inFlight = settle;
     const ticket = await this.gate.enter();
@@ -412,6 +413,11 @@ export class ClaimLoop {
   private async pauseClaims(ms: number, signal: AbortSignal): Promise<void> {
     const until = performance.now() + ms;
     for (let now = performance.now(); now < until && !signal.aborted; now = performance.now()) {
+      // The pause gathers jobs that trickle in from elsewhere; one enqueued here is due at once.
+      if (this.enqueuedSince) {
+        this.wokenFromWait = true;
+        return;
+      }
       const settleAt = this.firstOutcomeAt === undefined ? until : this.firstOutcomeAt + SETTLE_WITHIN_MS;
       await this.sleep(Math.max(0, Math.min(until, settleAt) - now));
       if (this.settleDue()) await this.settleOnly();
@@ -419,8 +425,12 @@ export class ClaimLoop {
   }
 
   private async backOff(ms: number, signal: AbortSignal): Promise<void> {
-    // Jobs this process enqueued while the turn ran may be ones it did not see.
-    if (ms === 0 || this.enqueuedSince || signal.aborted) return;
+    if (ms === 0 || signal.aborted) return;
+    // Jobs this process enqueued while the turn ran may be ones it did not see, in any lane.
+    if (this.enqueuedSince) {
+      this.wokenFromWait = true;
+      return;
+    }
     if (this.rules.limited.length === 0 && !this.rules.tableLimited) await this.sleep(ms, (end) => (this.endIdleWait = end));
     // Under limits a job's end wakes the loop, to claim into the slot it frees: one that ended
     // before the wait began (a handler that finishes at once) must not be missed.
