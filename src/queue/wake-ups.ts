@@ -1,10 +1,10 @@
 import type { ConnectionSettings } from '../config/database-url.js';
 
-// The idle workers of this process, by queue: an enqueue in the same process wakes them as soon
-// as its jobs are committed, with no round trip and no poll to wait for. Workers in other
-// processes find the jobs at their next poll (`pollIntervalMs`).
+// The workers of this process, by queue: an enqueue in the same process wakes them as soon as its
+// jobs are committed, with no round trip and no poll to wait for. Workers in other processes find
+// the jobs at their next poll (`pollIntervalMs`).
 
-const idleWorkers = new Map<string, Set<() => void>>();
+const wakesByQueue = new Map<string, Set<() => void>>();
 
 /** A queue as this process tells it apart: its servers, database and table. */
 export function queueIdentity(settings: ConnectionSettings, table: string): string {
@@ -14,17 +14,17 @@ export function queueIdentity(settings: ConnectionSettings, table: string): stri
 
 /** Calls `wake` whenever this process enqueues due jobs into the queue; returns what ends that. */
 export function wakeOnEnqueue(queue: string, wake: () => void): () => void {
-  let wakes = idleWorkers.get(queue);
-  if (wakes === undefined) idleWorkers.set(queue, (wakes = new Set()));
+  let wakes = wakesByQueue.get(queue);
+  if (wakes === undefined) wakesByQueue.set(queue, (wakes = new Set()));
   wakes.add(wake);
   return () => {
     wakes.delete(wake);
-    if (wakes.size === 0) idleWorkers.delete(queue);
+    if (wakes.size === 0) wakesByQueue.delete(queue);
   };
 }
 
 /** Due jobs were committed into the queue: wakes this process's workers of it. */
 export function wakeWorkers(queue: string): void {
-  const wakes = idleWorkers.get(queue);
+  const wakes = wakesByQueue.get(queue);
   if (wakes !== undefined) for (const wake of wakes) wake();
 }
