@@ -7,7 +7,7 @@ import type { JobQueue } from '../job-queue.js';
 import { parseRate, RATE_FORMAT } from '../config/rate.js';
 import { checkKind } from '../queue/new-jobs.js';
 import { checkLimitKind } from '../queue/limits.js';
-import type { JobStatus, KindLimit } from '../queue/types.js';
+import type { KindLimit } from '../queue/types.js';
 import type { JobSearch } from '../queue/job-search.js';
 import type { Access } from './access.js';
 import { QueueMetrics } from './metrics.js';
@@ -20,6 +20,8 @@ import type { StatsSampler } from './sampler.js';
 
 const MAX_BODY_BYTES = 16 * 1024;
 const MAX_IDS = 1000;
+/** The job search's fields that are text as given (GET /api/jobs). */
+const SEARCH_TEXT_FIELDS = ['key', 'kind', 'group', 'status'] as const;
 
 const PUBLIC = (name: string) => fileURLToPath(new URL(`../../../public/${name}`, import.meta.url));
 const require = createRequire(import.meta.url);
@@ -89,12 +91,11 @@ async function handle(context: DashboardContext, metrics: QueueMetrics, request:
     case 'GET /api/jobs': {
       const param = (name: string) => url.searchParams.get(name) ?? undefined;
       const id = param('id');
+      // The text fields as given (findJobs checks them, the status among them); a field left out is no filter.
+      const given = SEARCH_TEXT_FIELDS.flatMap((name) => (url.searchParams.has(name) ? [[name, url.searchParams.get(name)]] : []));
       const search: JobSearch = {
+        ...(Object.fromEntries(given) as Pick<JobSearch, (typeof SEARCH_TEXT_FIELDS)[number]>),
         ...(id !== undefined && { id: whole(id, 'id', 1, Number.MAX_SAFE_INTEGER) }),
-        ...(param('key') !== undefined && { key: param('key')! }),
-        ...(param('kind') !== undefined && { kind: param('kind')! }),
-        ...(param('group') !== undefined && { group: param('group')! }),
-        ...(param('status') !== undefined && { status: param('status') as JobStatus }),
         offset: whole(param('offset') ?? '0', 'offset', 0, 10_000),
         limit: whole(param('limit') ?? '20', 'limit', 1, 500),
       };

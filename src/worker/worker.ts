@@ -305,7 +305,8 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
         for (const job of claim.jobs) {
           const held = { job, claim, loop: loop(), abort: new HandlerAbort(), startedAt: 0 };
           if (job.cancelRequested) {
-            this.cancelUnstarted(held);
+            // Marked for cancelling before it started: cancelled without running.
+            this.settleCancelled(held, 0);
           } else if (this.suspect !== undefined) {
             held.loop.release(claim, [job.id]);
           } else if (job.leaseExpiries > 0) {
@@ -360,8 +361,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
     } else {
       this.emitSafely('failed', view, error, { final: settled === 'failed', durationMs } satisfies FailureInfo);
     }
-    this.startJobs();
-    if (this.running.size === 0) this.whenIdle?.();
+    this.slotFreed();
   }
 
   /** The ids of the jobs whose handlers run now, but those being cancelled already. */
@@ -384,20 +384,23 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
       held.abort.abort(new JobCancelled(held.job.id));
       setTimeout(() => {
         if (!this.running.delete(held)) return;
-        held.loop.cancel(held.claim, [held.job.id]);
-        this.counters.cancelled++;
-        this.emitSafely('cancelled', jobView(held, this.onProgress), { durationMs: performance.now() - held.startedAt } satisfies RunInfo);
-        this.startJobs();
-        if (this.running.size === 0) this.whenIdle?.();
+        this.settleCancelled(held, performance.now() - held.startedAt);
+        this.slotFreed();
       }, ABORT_GRACE_MS).unref();
     }
   }
 
-  /** A claimed job marked for cancelling before it started: cancelled without running. */
-  private cancelUnstarted(held: Held): void {
+  /** Ends a job as cancelled without waiting for its handler: settled, counted and told. */
+  private settleCancelled(held: Held, durationMs: number): void {
     held.loop.cancel(held.claim, [held.job.id]);
     this.counters.cancelled++;
-    this.emitSafely('cancelled', jobView(held, this.onProgress), { durationMs: 0 } satisfies RunInfo);
+    this.emitSafely('cancelled', jobView(held, this.onProgress), { durationMs } satisfies RunInfo);
+  }
+
+  /** A handler's slot came free: the next jobs start, and a stop waiting for the handlers hears when none runs. */
+  private slotFreed(): void {
+    this.startJobs();
+    if (this.running.size === 0) this.whenIdle?.();
   }
 
   /** Takes a handler's `job.progress` report: checked at once (a bad one throws in the handler), written soon after. */
