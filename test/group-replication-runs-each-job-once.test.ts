@@ -19,7 +19,7 @@ const NOOP_HANDLER = fileURLToPath(new URL('../../scripts/bench/noop-handler.mjs
 const JOBS = 20_000;
 // Longer than a failover (about 10 s here: the dead member is suspected, expelled, a primary
 // elected), so that a worker waiting for the new primary still holds what it claimed. On a machine
-// loaded by both suites at once a worker was cut off for longer: see handledOnce.
+// loaded by both suites at once a worker was cut off for longer: see assertHandledOnce.
 const LEASE_SECONDS = 20;
 
 after(async () => {
