@@ -2,7 +2,8 @@
  * Soak test (not part of CI): 4 generators and 16 consumers for 10 minutes while random workers
  * are killed with SIGKILL, then a drain. Reports RSS over time, errors, and the exactly-once
  * check. Usage: npm run build && node dist/scripts/soak.js [seconds] (default 600).
- * Writes bench-results/soak.json.
+ * SOAK_SERVER_URL picks the server (default mysql://root@127.0.0.1:3306; its database
+ * jobq_soak_* is made and dropped). Writes bench-results/soak.json.
  */
 import { randomBytes, randomInt } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -14,11 +15,12 @@ import { rssMiB } from './bench/server-probe.js';
 
 const seconds = Number(process.argv[2] ?? 600);
 const database = `jobq_soak_${randomBytes(4).toString('hex')}`;
-const url = `mysql://root@127.0.0.1:3306/${database}`;
+const serverUrl = process.env.SOAK_SERVER_URL ?? 'mysql://root@127.0.0.1:3306';
+const url = `${serverUrl.replace(/\/+$/, '')}/${database}`;
 
 const jobq = (args: string[]) => startCli([...args, '--database-url', url]);
 
-const admin = await mysql.createConnection({ host: '127.0.0.1', user: 'root' });
+const admin = await mysql.createConnection(serverUrl);
 try {
   if ((await jobq(['setup-tables']).done).code !== 0) throw new Error('setup-tables failed');
   const run = jobq(['start-processing', '-g', '4', '-c', '16', '--duration', String(seconds), '--lease', '5', '--keep-done']);
