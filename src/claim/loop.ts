@@ -198,18 +198,15 @@ export class ClaimLoop {
 
   async run(signal: AbortSignal): Promise<void> {
     const idle = new IdleBackoff(this.settings.pollIntervalMs);
-    const onAbort = () => {
+    // A stop or an enqueue here ends any wait, the idle back-off too (a job's end does not).
+    const endWaits = () => {
       this.endIdleWait?.();
       this.wake();
     };
-    signal.addEventListener('abort', onAbort);
+    signal.addEventListener('abort', endWaits);
     const unsubscribe = this.settings.wakeOnEnqueue?.(() => {
       this.enqueuedSince = true;
-      if (this.endIdleWait !== undefined) {
-        this.wokenFromWait = true;
-        this.endIdleWait();
-      }
-      this.wake();
+      endWaits();
     });
     try {
       while (!signal.aborted) {
@@ -241,7 +238,7 @@ export class ClaimLoop {
         if (why !== undefined) await this.backOff(idle.next(why), signal);
       }
     } finally {
-      signal.removeEventListener('abort', onAbort);
+      signal.removeEventListener('abort', endWaits);
       unsubscribe?.();
     }
   }
@@ -426,15 +423,16 @@ export class ClaimLoop {
 
   private async backOff(ms: number, signal: AbortSignal): Promise<void> {
     if (ms === 0 || signal.aborted) return;
-    // Jobs this process enqueued while the turn ran may be ones it did not see, in any lane.
     if (this.enqueuedSince) {
-      this.wokenFromWait = true;
-      return;
+      // Not waited: jobs this process enqueued while the turn ran may be ones it did not see.
+    } else if (this.rules.limited.length === 0 && !this.rules.tableLimited) {
+      await this.sleep(ms, (end) => (this.endIdleWait = end));
+    } else if (this.firstOutcomeAt === undefined) {
+      // Under limits a job's end wakes the loop, to claim into the slot it frees: one that ended
+      // before the wait began (a handler that finishes at once) must not be missed.
+      await this.sleep(ms);
     }
-    if (this.rules.limited.length === 0 && !this.rules.tableLimited) await this.sleep(ms, (end) => (this.endIdleWait = end));
-    // Under limits a job's end wakes the loop, to claim into the slot it frees: one that ended
-    // before the wait began (a handler that finishes at once) must not be missed.
-    else if (this.firstOutcomeAt === undefined) await this.sleep(ms);
+    if (this.enqueuedSince) this.wokenFromWait = true;
   }
 
   /** Waits `ms`, or until what `register` is given is called (by default: `wake()`). */
