@@ -8,9 +8,9 @@ import { waitUntil } from './helpers/wait.js';
 
 // An enqueue wakes the idle workers of its own process once its jobs are committed. The worker
 // here polls an empty queue at most every 5 s, and has backed off to a second or more between
-// polls when a job is enqueued: a job it starts within 200 ms was started by the wake-up (4 to 7
-// ms on a quiet machine, 56 ms seen with both suites running at once), not by a poll, which
-// lands in that window about once in five; four jobs in a row, one in 600.
+// polls when a job is enqueued: a job it starts within 200 ms of the enqueue's commit was started
+// by the wake-up (a few ms on a quiet machine, 56 ms seen with both suites running), not by a
+// poll, which lands in that window about once in five; four jobs in a row, one in 600.
 
 const POLL_INTERVAL_MS = 5000;
 const WOKEN_WITHIN_MS = 200;
@@ -63,10 +63,12 @@ async function startedAfter(id: number, since: number): Promise<number> {
 test('three jobs enqueued one at a time into an idle worker of the same process, polling every 5 s: each starts within 200 ms', async () => {
   for (const enqueue of [() => producer.enqueue({ kind: 'ping' }), async () => (await producer.enqueueMany([{ kind: 'ping' }, { kind: 'ping', delaySeconds: 60 }])).firstId!, () => queue.enqueue({ kind: 'ping' })]) {
     await idleForTwoSeconds();
-    const since = performance.now();
+    // Timed from the enqueue's return, when its jobs are committed and the wake-up sent: the
+    // insert's own round trips (205 ms once with both suites running) are not what is tested.
     const id = await enqueue();
+    const since = performance.now();
     const ms = await startedAfter(id, since);
-    assert.ok(ms < WOKEN_WITHIN_MS, `job ${id} started ${ms.toFixed(1)} ms after its enqueue began`);
+    assert.ok(ms < WOKEN_WITHIN_MS, `job ${id} started ${ms.toFixed(1)} ms after its enqueue returned`);
   }
 });
 
