@@ -17,7 +17,9 @@ import { assertSchemaCurrent } from './queue/migrate.js';
 import { checkKind, toJobRow } from './queue/new-jobs.js';
 import { readTableLayout, type TableLayout } from './queue/table-layout.js';
 import { insertTarget, JobInserts, type EnqueueOptions } from './queue/enqueue.js';
-import { queueIdentity, wakeOnEnqueue, wakeWorkers } from './queue/wake-ups.js';
+import { localWaitConnections, queueIdentity, waitsOnConnection, wakeLocalWorkers, wakeOnEnqueue } from './wake-ups/in-process.js';
+import { Ringer } from './wake-ups/ringer.js';
+import { waitSql } from './wake-ups/sql.js';
 import { setupTable, type SetupOptions, type SetupResult } from './queue/setup.js';
 import { recountKeptCounts } from './queue/recount.js';
 import { pruneJobs, type PruneOptions, type PruneResult } from './queue/prune.js';
@@ -92,8 +94,11 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
   private readonly quotedTable: QuotedIdentifier;
   /** The table by name and quoted, as the queue's modules take it. */
   private readonly target: { name: string; quoted: QuotedIdentifier };
-  /** The queue as this process's workers and enqueues tell it apart (queue/wake-ups.ts). */
+  /** The queue as this process's workers and enqueues tell it apart (wake-ups/in-process.ts). */
   private readonly identity: string;
+  /** The statement its idle workers wait in, and what ends it after an enqueue (src/wake-ups/). */
+  private readonly waitSql: string;
+  private readonly ringer: Ringer;
   private readonly inserts: JobInserts;
   private readonly claims: DirectClaims;
 
@@ -110,6 +115,8 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
     this.quotedTable = quoteIdentifier(table);
     this.target = { name: table, quoted: this.quotedTable };
     this.identity = queueIdentity(databaseOptions.settings, table);
+    this.waitSql = waitSql(db.settings.database, table);
+    this.ringer = new Ringer(() => db.openAnother(), this.waitSql, () => localWaitConnections(this.identity), (message) => process.emitWarning(message, { code: 'JOBQ_WAKE_UPS' }));
     // The table named with its database, for statements on a caller's connection.
     this.inserts = new JobInserts(db, insertTarget(db.settings.database, table), (work) => this.described(work), async () => (await this.layout()).partitions > 0);
     this.claims = new DirectClaims(db, { name: table, quoted: this.quotedTable, partitions: async () => (await this.layout()).partitions });
@@ -206,13 +213,16 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
   }
 
   /**
-   * Wakes this process's idle workers of the queue at once. Enqueues through the queue do it
-   * themselves once their jobs are committed; call it after committing a transaction of your own
-   * that enqueued jobs (`connection` or `transaction`), whose commit jobq cannot see. Workers in
-   * other processes see the jobs at their next poll (`pollIntervalMs`).
+   * Wakes the idle workers of the queue: this process's at once, other processes' on this server
+   * by a KILL QUERY of their wait statement (src/wake-ups/), sent on a connection of the queue's
+   * own without holding up the caller. Enqueues through the queue do it themselves once their jobs
+   * are committed; call it after committing a transaction of your own that enqueued jobs
+   * (`connection` or `transaction`), whose commit jobq cannot see. Workers it cannot wake see the
+   * jobs at their next poll (`pollIntervalMs`).
    */
   wakeWorkers(): void {
-    wakeWorkers(this.identity);
+    wakeLocalWorkers(this.identity);
+    this.ringer.ring();
   }
 
   /** Wakes the workers of this process after an enqueue committed jobs due now; one in the caller's transaction is not committed yet. */
@@ -261,6 +271,8 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
         },
         openCandidateSource: (onEvent) => (this.replica === undefined ? undefined : new ReplicaCandidates({ ...this.replica, onEvent })),
         wakeOnEnqueue: (wake) => wakeOnEnqueue(this.identity, wake),
+        waitSql: this.waitSql,
+        waitsOn: (connectionId) => waitsOnConnection(this.identity, connectionId),
       },
       handlers,
       options,
@@ -464,6 +476,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
 
   /** Closes the connection. Workers made by {@link work} have their own: stop them first. */
   async close(): Promise<void> {
+    await this.ringer.close();
     await this.db.close();
   }
 

@@ -44,6 +44,21 @@ export function isWriteRefused(error: unknown): boolean {
   return errno === 1142 || errno === 1290;
 }
 
+/** A KILL QUERY from another connection ended the statement (1317, ER_QUERY_INTERRUPTED). */
+export function isStatementInterrupted(error: unknown): boolean {
+  return asDriverError(error).errno === 1317;
+}
+
+/** KILL named a connection that is gone (1094, ER_NO_SUCH_THREAD). */
+export function isNoSuchConnection(error: unknown): boolean {
+  return asDriverError(error).errno === 1094;
+}
+
+/** KILL named another user's connection, which this one may not end (1095, ER_KILL_DENIED_ERROR). */
+export function isKillDenied(error: unknown): boolean {
+  return asDriverError(error).errno === 1095;
+}
+
 /** A unique key refused a row (1062); the statement, or with it the transaction, did not go through. */
 export function isDuplicateKey(error: unknown): boolean {
   return asDriverError(error).errno === 1062;

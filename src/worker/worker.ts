@@ -12,7 +12,8 @@ import { ProgressReports } from './job-progress.js';
 import { keptJson, MAX_PROGRESS_BYTES } from './job-result.js';
 import { ExitCode, JobCancelled, JobqError } from '../errors.js';
 import { loadJobSpans } from '../tracing/job-spans.js';
-import { ClaimLoop, type JobSink } from '../claim/loop.js';
+import { ClaimLoop, type JobSink, type WakeUps } from '../claim/loop.js';
+import { Doorbell } from '../wake-ups/doorbell.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './options.js';
 import { LaneRowGate, OPEN_GATE } from '../claim/turn-gate.js';
 import { runUpkeep } from './upkeep.js';
@@ -36,8 +37,12 @@ export interface WorkerContext {
   foldNewJobs(db: Database): Promise<void>;
   /** Where the claims read candidates besides the primary (the queue's replica), if anywhere. */
   openCandidateSource(onEvent: (event: ConnectionEvent) => void): CandidateSource | undefined;
-  /** Calls `wake` when this process enqueues due jobs into the queue (queue/wake-ups.ts); returns the unsubscribe. */
+  /** Calls `wake` when this process enqueues due jobs into the queue (wake-ups/in-process.ts); returns the unsubscribe. */
   wakeOnEnqueue(wake: () => void): () => void;
+  /** The statement an idle worker of the queue waits in for enqueues in other processes (wake-ups/sql.ts). */
+  waitSql: string;
+  /** A worker of this process waits on this connection; returns what ends that (wake-ups/in-process.ts). */
+  waitsOn(connectionId: number): () => void;
 }
 
 /** What the `failed` event says besides the job and the error. */
@@ -79,12 +84,14 @@ export interface WorkerCounters {
   lockWaits: number;
   /** Warnings emitted (see {@link WorkerWarning}). */
   warnings: number;
+  /** Times an enqueue in another process woke the worker from a wait on an empty queue (src/wake-ups/). */
+  wakeUps: number;
   /** Jobs whose lease ran out while their handler ran (the `lost` event). */
   lost: number;
 }
 
 /** Counters at zero: a new worker's. */
-export const noCounts = (): WorkerCounters => ({ claims: 0, emptyClaims: 0, completed: 0, retried: 0, failed: 0, snoozed: 0, cancelled: 0, deadlocks: 0, lockWaits: 0, warnings: 0, lost: 0 });
+export const noCounts = (): WorkerCounters => ({ claims: 0, emptyClaims: 0, completed: 0, retried: 0, failed: 0, snoozed: 0, cancelled: 0, deadlocks: 0, lockWaits: 0, warnings: 0, wakeUps: 0, lost: 0 });
 
 /** What a worker's log says of a job whose lease ran out while its handler ran (the `lost` event). */
 export const lostLeaseMessage = (id: number) =>
@@ -93,10 +100,11 @@ export const lostLeaseMessage = (id: number) =>
 /**
  * What the `warning` event says: `schedule`, a schedule the worker skips (its cron cannot be
  * read); `counts`, the counts of new jobs could not be folded (stats() folds them too); `stop`,
- * the worker stopped without settling some jobs (they go back when their lease ends).
+ * the worker stopped without settling some jobs (they go back when their lease ends); `wake-ups`,
+ * enqueues in other processes cannot wake the worker (it finds their jobs by polling).
  */
 export interface WorkerWarning {
-  code: 'schedule' | 'counts' | 'stop';
+  code: 'schedule' | 'counts' | 'stop' | 'wake-ups';
   message: string;
 }
 
@@ -193,6 +201,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
     const connect = () => context.connect(onConnectionEvent, this.claiming.signal);
     let settledAll = true;
     let watchdog: NodeJS.Timeout | undefined;
+    let doorbell: Doorbell | undefined;
     try {
       connections.push(await connect());
       const { lanes, partitions } = await context.prepare(connections[0]!);
@@ -200,6 +209,25 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
       if (spans !== undefined) this.tracing = { spans, server: connections[0]!.server };
       while (connections.length < CLAIM_LOOPS) connections.push(await connect());
       const firstLane = randomInt(Math.max(1, lanes));
+      const rung = (doorbell = new Doorbell(() => connections[0]!.openAnother(), context.waitSql, {
+        waitsOn: (id) => context.waitsOn(id),
+        unavailable: (message) => this.warn('wake-ups', message),
+      }));
+      // Enqueues in this process wake the loop by a call, those of other processes by the doorbell.
+      const wakeUps: WakeUps = {
+        subscribe: (wake) => {
+          const here = context.wakeOnEnqueue(wake);
+          const elsewhere = rung.subscribe(() => {
+            this.counters.wakeUps++;
+            wake();
+          });
+          return () => {
+            here();
+            elsewhere();
+          };
+        },
+        idle: () => rung.idle(),
+      };
       // A claim records its owner: this process, as `ps` shows it, and as `jobq cancel` and `stats` report it.
       const settings = {
         ...this.options,
@@ -214,10 +242,10 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
         // The first loop always claims; the others only while lanes are free and claims come
         // back well filled: extra loops that claimed regardless slowed several workers sharing
         // few lanes, and each turn costs the server CPU however few jobs it claims.
-        // An enqueue in this process wakes the first loop only: one turn takes what it enqueued.
+        // An enqueue wakes the first loop only: one turn takes what it enqueued.
         const loopSettings =
           i === 0
-            ? { ...settings, pauseAfterLightClaimMs: LIGHT_CLAIM_PAUSE_MS, wakeOnEnqueue: context.wakeOnEnqueue }
+            ? { ...settings, pauseAfterLightClaimMs: LIGHT_CLAIM_PAUSE_MS, wakeUps }
             : { ...settings, pauseWhenLanesBusyMs: EXTRA_LOOP_PAUSE_MS, pauseAfterLightClaimMs: EXTRA_LOOP_PAUSE_MS };
         const loop: ClaimLoop = new ClaimLoop(db, context.quotedTable, loopSettings, gate, this.sinkFor(() => loop), (result) => {
           if (this.suspect !== undefined) this.startJobs();
@@ -271,6 +299,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
     } finally {
       clearInterval(watchdog);
       this.claiming.abort();
+      doorbell?.close(connections[0]!);
       // Given up on, a connection is dropped: an orderly close would wait for the server too.
       if (!settledAll) for (const db of connections) db.destroy();
       await Promise.all([...connections.map((db) => db.close()), candidateSource?.close()]);
