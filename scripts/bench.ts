@@ -477,37 +477,42 @@ async function enqueueRates(secondsPerRound: number, rounds: number): Promise<Re
   });
 }
 
+/** Seconds each latency run enqueues for (BENCH_LATENCY_SECONDS, default 10). */
+const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 10);
+
 /**
- * How long a job waits from enqueue() to its handler's start when the queue keeps up: 2 producer
- * processes pacing enqueue() at 200 and at 1,000 jobs a second in all, one queue.work process
- * (concurrency 10, the default poll); then 1,000 a second enqueued in the worker's own process,
- * which its enqueues wake. BENCH_LATENCY_SECONDS each (default 10); the in-process run against
- * the same rate from other processes.
+ * How long a job waits from enqueue() to its handler's start when the queue keeps up, with the
+ * build in `root`: one queue.work process (concurrency 10, the default poll) and 2 producer
+ * processes pacing enqueue() at `rate` jobs a second in all; with `inProcess`, the worker's own
+ * process enqueues them instead.
+ */
+async function enqueueToStartRun(scenario: string, rate: number, { root = ROOT, Queue = JobQueue, inProcess = false } = {}): Promise<Result> {
+  const seconds = LATENCY_SECONDS;
+  const processes = inProcess
+    ? [[NODE_SCRIPT('steady-consumer.js', root), String(seconds + 2), String(rate)]]
+    : [[NODE_SCRIPT('steady-consumer.js', root), String(seconds + 2)], ...[1, 2].map(() => [NODE_SCRIPT('enqueue-loop.js', root), 'paced', String(seconds), String(rate / 2)])];
+  await prefillJobq(0, { Queue });
+  const before = await readServerCounters(admin);
+  const { outputs } = await timedProcesses(processes);
+  const after = await readServerCounters(admin);
+  const consumer = JSON.parse(outputs[0]!) as { handled: number; p50: number; p95: number; p99: number };
+  return {
+    scenario,
+    consumers: 10,
+    jobs: consumer.handled,
+    jobsPerSecond: Math.round(consumer.handled / seconds),
+    ...delta(before, after, seconds + 2),
+    extra: { enqueueToStartP50ms: consumer.p50, enqueueToStartP95ms: consumer.p95, enqueueToStartP99ms: consumer.p99 },
+  };
+}
+
+/**
+ * Enqueue-to-start at 200 and 1,000 jobs a second from other processes, then 1,000 a second
+ * enqueued in the worker's own process, against the same rate from other processes.
  */
 async function enqueueToStart(): Promise<Result[]> {
-  const seconds = Number(process.env.BENCH_LATENCY_SECONDS ?? 10);
-  const run = async (scenario: string, processes: string[][]): Promise<Result> => {
-    await prefillJobq(0);
-    const before = await readServerCounters(admin);
-    const { outputs } = await timedProcesses(processes);
-    const after = await readServerCounters(admin);
-    const consumer = JSON.parse(outputs[0]!) as { handled: number; p50: number; p95: number; p99: number };
-    return {
-      scenario,
-      consumers: 10,
-      jobs: consumer.handled,
-      jobsPerSecond: Math.round(consumer.handled / seconds),
-      ...delta(before, after, seconds + 2),
-      extra: { enqueueToStartP50ms: consumer.p50, enqueueToStartP95ms: consumer.p95, enqueueToStartP99ms: consumer.p99 },
-    };
-  };
-  const fromOthers = (rate: number) =>
-    run(`latency ${rate}/s from 2 producer processes`, [
-      [NODE_SCRIPT('steady-consumer.js'), String(seconds + 2)],
-      ...[1, 2].map(() => [NODE_SCRIPT('enqueue-loop.js'), 'paced', String(seconds), String(rate / 2)]),
-    ]);
-  const results = [await fromOthers(200), await fromOthers(1000)];
-  const inProcess = await run("latency 1000/s from the worker's own process", [[NODE_SCRIPT('steady-consumer.js'), String(seconds + 2), '1000']]);
+  const results = [await enqueueToStartRun('latency 200/s from 2 producer processes', 200), await enqueueToStartRun('latency 1000/s from 2 producer processes', 1000)];
+  const inProcess = await enqueueToStartRun("latency 1000/s from the worker's own process", 1000, { inProcess: true });
   const p50 = (result: Result) => result.extra!.enqueueToStartP50ms!;
   return [...results, { ...inProcess, extra: { ...inProcess.extra, p50ToOtherProcesses: Math.round((100 * p50(inProcess)) / p50(results[1]!)) / 100 } }];
 }
@@ -606,6 +611,7 @@ async function againstBaseline(ref: string, names: [before: string, after: strin
 /** Seconds of each build's enqueue() loop in the ab scenario, and of each of its steady states. */
 const ENQUEUE_AB_SECONDS = 4;
 const STEADY_AB_SECONDS = 10;
+const IDLE_AB_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 60);
 
 /** The user-path drains of one build (checked out at `root`), each queueing its jobs with that build's JobQueue, and its enqueue() loop. */
 function userPathDrains(root: string, Queue: typeof JobQueue): Record<string, () => Promise<Result>> {
@@ -637,6 +643,18 @@ function userPathDrains(root: string, Queue: typeof JobQueue): Record<string, ()
       const run = await timedProcesses([[bin, 'start-processing', '--duration', String(STEADY_AB_SECONDS), '-q']]);
       const consumed = summaryNumber(run.outputs[0]!, 'jobs consumed');
       return { scenario: '', consumers: 10, jobs: consumed, jobsPerSecond: Math.round(consumed / summaryNumber(run.outputs[0]!, 'elapsed')), deadlocks: 0, lockWaits: 0, serverCpuPercent: 0 };
+    },
+    // Enqueue-to-start from 2 producer processes (the extra figures; the rate is fixed).
+    'latency-200': () => enqueueToStartRun('', 200, { root, Queue }),
+    'latency-1000': () => enqueueToStartRun('', 1000, { root, Queue }),
+    // One queue.work process idle on an empty queue for IDLE_AB_SECONDS: the server's CPU (ms a second).
+    idle: async () => {
+      await prefillJobq(0, { Queue });
+      const before = await readServerCounters(admin);
+      await timedProcesses([[NODE_SCRIPT('steady-consumer.js', root), String(IDLE_AB_SECONDS)]]);
+      const after = await readServerCounters(admin);
+      const serverCpuMsPerSecond = Math.round((10_000 * (after.cpuSeconds - before.cpuSeconds)) / IDLE_AB_SECONDS) / 10;
+      return { scenario: '', consumers: 10, jobs: 0, jobsPerSecond: 0, deadlocks: 0, lockWaits: 0, serverCpuPercent: 0, extra: { serverCpuMsPerSecond } };
     },
     'steady-user': async () => {
       await prefillJobq(0, { Queue });
