@@ -190,8 +190,9 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
    * queued twice: the existing job's id comes back.
    */
   async enqueue(job: NewJob<Tasks>, options: EnqueueOptions = {}): Promise<number> {
+    const wakes = this.wakesAfter(options, [job]);
     const id = await this.inserts.one(toJobRow(job, 'job'), options, job.key !== undefined || job.unique !== undefined);
-    this.wakeAfter(options, [job]);
+    if (wakes) this.wakeWorkers();
     return id;
   }
 
@@ -203,12 +204,10 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
    * ids (on the caller's connection, one more round trip per chunk).
    */
   async enqueueMany(jobs: ReadonlyArray<NewJob<Tasks>>, options: EnqueueOptions & { idRange?: boolean } = {}): Promise<EnqueueResult> {
-    const result = await this.inserts.many(
-      jobs.map((job, i) => toJobRow(job, `job ${i + 1}`)),
-      options,
-      jobs.some((job) => job.key !== undefined || job.unique !== undefined),
-    );
-    this.wakeAfter(options, jobs);
+    const rows = jobs.map((job, i) => toJobRow(job, `job ${i + 1}`));
+    const wakes = this.wakesAfter(options, jobs);
+    const result = await this.inserts.many(rows, options, jobs.some((job) => job.key !== undefined || job.unique !== undefined));
+    if (wakes) this.wakeWorkers();
     return result;
   }
 
@@ -225,10 +224,16 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
     this.ringer.ring();
   }
 
-  /** Wakes the workers of this process after an enqueue committed jobs due now; one in the caller's transaction is not committed yet. */
-  private wakeAfter(options: EnqueueOptions, jobs: ReadonlyArray<NewJob<Tasks>>): void {
+  /**
+   * Whether the enqueue wakes the workers once it has committed: it enqueues jobs due now, on the
+   * queue's own connection (one in the caller's transaction is not committed then). The ringer
+   * gets ready meanwhile.
+   */
+  private wakesAfter(options: EnqueueOptions, jobs: ReadonlyArray<NewJob<Tasks>>): boolean {
     const dueNow = (job: NewJob<Tasks>) => !((job.delaySeconds ?? 0) > 0) && !(job.runAfter !== undefined && job.runAfter.getTime() > Date.now());
-    if (options.connection === undefined && options.transaction === undefined && jobs.some(dueNow)) this.wakeWorkers();
+    const wakes = options.connection === undefined && options.transaction === undefined && jobs.some(dueNow);
+    if (wakes) this.ringer.prepare();
+    return wakes;
   }
 
   /** The ids of the jobs that hold these unique keys now (see {@link UniqueOptions}); a key no job holds is not in the map. */

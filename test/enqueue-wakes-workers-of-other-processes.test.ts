@@ -12,9 +12,10 @@ import { waitUntil } from './helpers/wait.js';
 // An enqueue in another process wakes an idle worker: the producer ends the worker's wait
 // statement with KILL QUERY once its jobs are committed (src/wake-ups/). The worker here polls an
 // empty queue at most every 5 s and has backed off to a second or more between polls when a job
-// comes: a job that starts within 50 ms of its commit was started by the wake-up (a few ms on a
-// quiet machine), not by a poll, which lands in that window about once in twenty; three in a row,
-// one in 8,000.
+// comes: a job that starts within 50 ms of its commit was started by the wake-up (4-10 ms on a
+// quiet machine, 58 and 91 ms seen under the load of two test suites and a bench), not by a poll,
+// which lands in that window about once in twenty. Four of five jobs within 50 ms: a poll-based
+// start does that about once in 30,000 runs.
 
 const PRODUCER = fileURLToPath(new URL('../../test/fixtures/enqueue-and-time.mjs', import.meta.url));
 const POLL_INTERVAL_MS = 5000;
@@ -87,15 +88,17 @@ async function startedAfter(id: number, since: number): Promise<number> {
   return started.get(id)! - since;
 }
 
-test('three jobs enqueued by other processes into an idle worker polling every 5 s: each starts within 50 ms of its commit', async () => {
-  for (let n = 0; n < 3; n++) {
+test('five jobs enqueued by other processes into an idle worker polling every 5 s: four or more start within 50 ms of their commit', async () => {
+  const waits: number[] = [];
+  for (let n = 0; n < 5; n++) {
     await idleForTwoSeconds();
     const { lines, stderr } = await produce(db.url, '1');
     const [{ id, committedAt }] = lines as [{ id: number; committedAt: number }];
-    const ms = await startedAfter(id, committedAt);
-    assert.ok(ms < WOKEN_WITHIN_MS, `job ${id} started ${ms.toFixed(1)} ms after its commit`);
+    waits.push(await startedAfter(id, committedAt));
     assert.equal(stderr, '');
   }
+  const slow = waits.filter((ms) => ms >= WOKEN_WITHIN_MS);
+  assert.ok(slow.length <= 1, `started after ${waits.map((ms) => ms.toFixed(1)).join(', ')} ms`);
 });
 
 test("a job enqueued in a transaction of another process starts only after that transaction's commit, woken by wakeWorkers()", async () => {

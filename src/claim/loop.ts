@@ -112,10 +112,10 @@ export class ClaimLoop {
   /** A wake-up told of due jobs since the turn under way began: the loop looks again before any back-off. */
   private enqueuedSince = false;
   /**
-   * A wake-up ended the loop's wait (the back-off on an empty queue, or the pause
-   * after a light claim): its next turn takes the jobs of every lane at once, not only once they
-   * waited `stealAfterMs` (lanes keep busy claims apart; a waiting worker has none to keep apart
-   * from).
+   * A wake-up ended the loop's wait (the back-off on an empty queue, or the pause after a light
+   * claim): its next turn holds no lane and takes the jobs of every lane at once, not only once
+   * they waited `stealAfterMs` (lanes keep busy claims apart; a waiting worker has none to keep
+   * apart from).
    */
   private wokenFromWait = false;
   /** The last claim turn found no candidates at all. */
