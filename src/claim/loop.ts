@@ -273,8 +273,8 @@ export class ClaimLoop {
     this.wokenFromWait = false;
     const settle = this.takeSettles();
     this.inFlight = settle;
-    // A woken turn holds no lane: it reads the whole queue in its first round trip, and the lane
-    // row's statements cost more than that read (1.5 of 4.5 ms a woken one-job turn took).
+    // A woken turn holds no lane: it reads the whole queue in its first round trip, which the lane
+    // row's statements made 1.5-1.7 ms instead of 0.9 (bench-results/README.md, wake-ups).
     const ticket = await (woken ? OPEN_GATE : this.gate).enter();
     let lane: number | undefined;
     try {

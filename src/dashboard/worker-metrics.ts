@@ -44,7 +44,7 @@ export function workerMetrics(worker: Worker): Registry {
   counter('jobq_worker_jobs_lost_total', 'Jobs whose lease ran out while their handler ran in this worker (another worker may run them again)', () => worker.counters.lost);
   counter('jobq_worker_warnings_total', 'Warnings of this worker: schedules it skips, a stop that left jobs to their leases, wake-ups it cannot get', () => worker.counters.warnings);
   counter('jobq_worker_claims_total', 'Claims this worker made', () => worker.counters.claims);
-  counter('jobq_worker_wake_ups_total', 'Waits on an empty queue that an enqueue in another process ended', () => worker.counters.wakeUps);
+  counter('jobq_worker_wake_ups_total', 'Times an enqueue in another process ended the statement this idle worker waits in', () => worker.counters.wakeUps);
   counter('jobq_worker_empty_claims_total', 'Claims of this worker that found candidates but locked none', () => worker.counters.emptyClaims);
   counter('jobq_worker_deadlock_retries_total', 'Transactions of this worker run again after a deadlock or a certification conflict (Galera, Group Replication)', () => worker.counters.deadlocks);
   const durations = new Histogram({

@@ -29,8 +29,6 @@ interface WaitConnection {
  * wakes the worker; the statement is sent again at once.
  */
 export class Doorbell {
-  /** Rings heard so far. */
-  rings = 0;
   private connection: WaitConnection | undefined;
   private listening: Promise<void> | undefined;
   private idleAt = -Infinity;
@@ -75,10 +73,7 @@ export class Doorbell {
     while (!this.closed && performance.now() - this.idleAt < LISTEN_AFTER_IDLE_MS) {
       const connection = this.connection ?? (await this.connect());
       if (connection === undefined) return;
-      if (await this.rang(connection)) {
-        this.rings++;
-        this.onRing?.();
-      }
+      if (await this.rang(connection)) this.onRing?.();
     }
   }
 

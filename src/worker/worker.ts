@@ -84,7 +84,7 @@ export interface WorkerCounters {
   lockWaits: number;
   /** Warnings emitted (see {@link WorkerWarning}). */
   warnings: number;
-  /** Times an enqueue in another process woke the worker from a wait on an empty queue (src/wake-ups/). */
+  /** Times an enqueue in another process ended the statement the idle worker waits in (src/wake-ups/). */
   wakeUps: number;
   /** Jobs whose lease ran out while their handler ran (the `lost` event). */
   lost: number;
@@ -209,25 +209,11 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
       if (spans !== undefined) this.tracing = { spans, server: connections[0]!.server };
       while (connections.length < CLAIM_LOOPS) connections.push(await connect());
       const firstLane = randomInt(Math.max(1, lanes));
-      const rung = (doorbell = new Doorbell(() => connections[0]!.openAnother(), context.waitSql, {
+      doorbell = new Doorbell(() => connections[0]!.openAnother(), context.waitSql, {
         waitsOn: (id) => context.waitsOn(id),
         unavailable: (message) => this.warn('wake-ups', message),
-      }));
-      // Enqueues in this process wake the loop by a call, those of other processes by the doorbell.
-      const wakeUps: WakeUps = {
-        subscribe: (wake) => {
-          const here = context.wakeOnEnqueue(wake);
-          const elsewhere = rung.subscribe(() => {
-            this.counters.wakeUps++;
-            wake();
-          });
-          return () => {
-            here();
-            elsewhere();
-          };
-        },
-        idle: () => rung.idle(),
-      };
+      });
+      const wakeUps = wakeUpsOf(doorbell, context.wakeOnEnqueue, () => this.counters.wakeUps++);
       // A claim records its owner: this process, as `ps` shows it, and as `jobq cancel` and `stats` report it.
       const settings = {
         ...this.options,
@@ -552,3 +538,20 @@ function startsInPriorityOrder(waiting: Held[], held: Held): void {
 }
 
 const sum = <T>(items: readonly T[], of: (item: T) => number): number => items.reduce((total, item) => total + of(item), 0);
+
+/** A claim loop's wake-ups: enqueues of this process wake it by a call, those of other processes by the doorbell (counted). */
+function wakeUpsOf(doorbell: Doorbell, wakeOnEnqueue: WorkerContext['wakeOnEnqueue'], counted: () => void): WakeUps {
+  return {
+    subscribe: (wake) => {
+      const ends = [
+        wakeOnEnqueue(wake),
+        doorbell.subscribe(() => {
+          counted();
+          wake();
+        }),
+      ];
+      return () => ends.forEach((end) => end());
+    },
+    idle: () => doorbell.idle(),
+  };
+}
