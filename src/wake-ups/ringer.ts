@@ -103,6 +103,7 @@ export class Ringer {
 
   /** The connection is dropped and ringing paused for a while; a failure other than a lost connection is said once. */
   private failed(error: unknown): void {
+    if (this.pausedUntil === Infinity) return; // closed: its connection went with it
     const connection = this.connection;
     this.connection = undefined;
     void connection?.then((db) => db.destroy()).catch(() => undefined);
