@@ -12,14 +12,14 @@ import { waitUntil } from './helpers/wait.js';
 // An enqueue in another process wakes an idle worker: the producer ends the worker's wait
 // statement with KILL QUERY once its jobs are committed (src/wake-ups/). The worker here polls an
 // empty queue at most every 5 s and has backed off to a second or more between polls when a job
-// comes: a job that starts within 50 ms of its commit was started by the wake-up (4-10 ms on a
-// quiet machine, 58 and 91 ms seen under the load of two test suites and a bench), not by a poll,
-// which lands in that window about once in twenty. Four of five jobs within 50 ms: a poll-based
-// start does that about once in 30,000 runs.
+// comes: a poll starts a job within 200 ms of its commit at most once in five, five in a row once
+// in 3,000. The wake-up takes 4-10 ms on a quiet machine; under the load of both test suites
+// 25-65 ms were seen (each of its three hops, producer to server to worker to server, waits for
+// a busy core), and 130-580 ms with six busy loops on the two cores.
 
 const PRODUCER = fileURLToPath(new URL('../../test/fixtures/enqueue-and-time.mjs', import.meta.url));
 const POLL_INTERVAL_MS = 5000;
-const WOKEN_WITHIN_MS = 50;
+const WOKEN_WITHIN_MS = 200;
 
 let db: TestDatabase;
 let queue: JobQueue;
@@ -88,7 +88,7 @@ async function startedAfter(id: number, since: number): Promise<number> {
   return started.get(id)! - since;
 }
 
-test('five jobs enqueued by other processes into an idle worker polling every 5 s: four or more start within 50 ms of their commit', async () => {
+test('five jobs enqueued by other processes into an idle worker polling every 5 s: each starts within 200 ms of its commit', async () => {
   const waits: number[] = [];
   for (let n = 0; n < 5; n++) {
     await idleForTwoSeconds();
@@ -97,8 +97,10 @@ test('five jobs enqueued by other processes into an idle worker polling every 5 
     waits.push(await startedAfter(id, committedAt));
     assert.equal(stderr, '');
   }
-  const slow = waits.filter((ms) => ms >= WOKEN_WITHIN_MS);
-  assert.ok(slow.length <= 1, `started after ${waits.map((ms) => ms.toFixed(1)).join(', ')} ms`);
+  assert.ok(
+    waits.every((ms) => ms < WOKEN_WITHIN_MS),
+    `started after ${waits.map((ms) => ms.toFixed(1)).join(', ')} ms`,
+  );
 });
 
 test("a job enqueued in a transaction of another process starts only after that transaction's commit, woken by wakeWorkers()", async () => {
