@@ -14,11 +14,12 @@ import { readOldestWaitingByKind, readQueueStats, readQueueTotals, readServerInf
 import { DEFAULT_TABLE } from './config/defaults.js';
 import { checkNumber, OPTIONS } from './config/options.js';
 import { assertSchemaCurrent } from './queue/migrate.js';
-import { checkKind, toJobRow } from './queue/new-jobs.js';
+import { checkKind, toJobRow, type JobRow } from './queue/new-jobs.js';
 import { readTableLayout, type TableLayout } from './queue/table-layout.js';
 import { insertTarget, JobInserts, type EnqueueOptions } from './queue/enqueue.js';
 import { localWaitConnections, queueIdentity, waitsOnConnection, wakeLocalWorkers, wakeOnEnqueue } from './wake-ups/in-process.js';
 import { Ringer } from './wake-ups/ringer.js';
+import { DueTimers } from './claim/due-timers.js';
 import { waitSql } from './wake-ups/sql.js';
 import { setupTable, type SetupOptions, type SetupResult } from './queue/setup.js';
 import { recountKeptCounts } from './queue/recount.js';
@@ -99,6 +100,8 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
   /** The statement its idle workers wait in, and what ends it after an enqueue (src/wake-ups/). */
   private readonly waitSql: string;
   private readonly ringer: Ringer;
+  /** Delayed jobs this queue enqueued wake the workers when they come due (in the next minute). */
+  private readonly comingDue = new DueTimers(() => this.wakeWorkers());
   private readonly inserts: JobInserts;
   private readonly claims: DirectClaims;
 
@@ -190,9 +193,10 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
    * queued twice: the existing job's id comes back.
    */
   async enqueue(job: NewJob<Tasks>, options: EnqueueOptions = {}): Promise<number> {
-    const wakes = this.wakesAfter(options, [job]);
-    const id = await this.inserts.one(toJobRow(job, 'job'), options, job.key !== undefined || job.unique !== undefined);
-    if (wakes) this.wakeWorkers();
+    const row = toJobRow(job, 'job');
+    const due = this.dueTimes(options, [row]);
+    const id = await this.inserts.one(row, options, job.key !== undefined || job.unique !== undefined);
+    this.wakeWhenDue(due);
     return id;
   }
 
@@ -205,9 +209,9 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
    */
   async enqueueMany(jobs: ReadonlyArray<NewJob<Tasks>>, options: EnqueueOptions & { idRange?: boolean } = {}): Promise<EnqueueResult> {
     const rows = jobs.map((job, i) => toJobRow(job, `job ${i + 1}`));
-    const wakes = this.wakesAfter(options, jobs);
+    const due = this.dueTimes(options, rows);
     const result = await this.inserts.many(rows, options, jobs.some((job) => job.key !== undefined || job.unique !== undefined));
-    if (wakes) this.wakeWorkers();
+    this.wakeWhenDue(due);
     return result;
   }
 
@@ -225,15 +229,23 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
   }
 
   /**
-   * Whether the enqueue wakes the workers once it has committed: it enqueues jobs due now, on the
-   * queue's own connection (one in the caller's transaction is not committed then). The ringer
-   * gets ready meanwhile.
+   * When the rows of an enqueue come due, in ms after its commit: 0 for those due at once; none
+   * for an enqueue in the caller's transaction, whose commit jobq does not see. When some are due
+   * at once, the ringer gets ready while the insert runs.
    */
-  private wakesAfter(options: EnqueueOptions, jobs: ReadonlyArray<NewJob<Tasks>>): boolean {
-    const dueNow = (job: NewJob<Tasks>) => !((job.delaySeconds ?? 0) > 0) && !(job.runAfter !== undefined && job.runAfter.getTime() > Date.now());
-    const wakes = options.connection === undefined && options.transaction === undefined && jobs.some(dueNow);
-    if (wakes) this.ringer.prepare();
-    return wakes;
+  private dueTimes(options: EnqueueOptions, rows: readonly JobRow[]): number[] {
+    if (options.connection !== undefined || options.transaction !== undefined) return [];
+    const times = [...new Set(rows.map((row) => row[6] / 1000))];
+    if (times.includes(0)) this.ringer.prepare();
+    return times;
+  }
+
+  /** After the commit: the workers are woken for the jobs due now, and again as the others come due. */
+  private wakeWhenDue(times: readonly number[]): void {
+    for (const ms of times) {
+      if (ms === 0) this.wakeWorkers();
+      else this.comingDue.in(ms);
+    }
   }
 
   /** The ids of the jobs that hold these unique keys now (see {@link UniqueOptions}); a key no job holds is not in the map. */
@@ -481,6 +493,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
 
   /** Closes the connection. Workers made by {@link work} have their own: stop them first. */
   async close(): Promise<void> {
+    this.comingDue.clear();
     await this.ringer.close();
     await this.db.close();
   }

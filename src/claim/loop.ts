@@ -10,6 +10,7 @@ import { DEFAULT_PRIORITY } from '../config/defaults.js';
 import type { PreferredRange } from './sql/claim.js';
 import { EMPTY_CLAIM, type Claim, type ClaimOptions } from './types.js';
 import { IdleBackoff, type WaitReason } from './idle-backoff.js';
+import { DueTimers } from './due-timers.js';
 import { OPEN_GATE, type TurnGate } from './turn-gate.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
 
@@ -131,6 +132,8 @@ export class ClaimLoop {
   private laneLeastUrgent = DEFAULT_PRIORITY;
   /** The settles of the turn under way, not committed yet; undefined between turns. */
   private inFlight: readonly PendingWrite[] | undefined;
+  /** Jobs this loop put back for later (retries, snoozes) wake it when they come due. */
+  private readonly comingDue = new DueTimers(() => this.dueJobs());
 
   constructor(
     private readonly db: Database,
@@ -212,10 +215,7 @@ export class ClaimLoop {
       this.wake();
     };
     signal.addEventListener('abort', endWaits);
-    const unsubscribe = this.settings.wakeUps?.subscribe(() => {
-      this.enqueuedSince = true;
-      endWaits();
-    });
+    const unsubscribe = this.settings.wakeUps?.subscribe(() => this.dueJobs());
     try {
       while (!signal.aborted) {
         // Let handlers that finish at once do so first: then a fast worker claims whole batches
@@ -249,7 +249,15 @@ export class ClaimLoop {
     } finally {
       signal.removeEventListener('abort', endWaits);
       unsubscribe?.();
+      this.comingDue.clear();
     }
+  }
+
+  /** Due jobs were committed, or came due: the loop looks at once, ending any wait. */
+  private dueJobs(): void {
+    this.enqueuedSince = true;
+    this.endIdleWait?.();
+    this.wake();
   }
 
   /** Settles every outcome recorded so far (after `run` has ended, once the jobs in hand are done). */
@@ -346,6 +354,7 @@ export class ClaimLoop {
 
   /** After a turn: its counts went to the totals with the pending ones, or wait in the tally for a later turn. */
   private counted(result: SettleResult & { claimCount?: TurnResult['claimCount'] }, settle: readonly PendingWrite[]): void {
+    for (const { dueInMs } of settle) if (dueInMs !== undefined) this.comingDue.in(dueInMs);
     if (result.totalsAdded) {
       this.pendingTotals.clear();
       this.totalsAddedAt = performance.now();

@@ -21,6 +21,8 @@ export interface PendingWrite {
   outcomes?: ReadonlyArray<{ kind: string | null; outcome: Outcome; count: number }>;
   /** The rows it changes are jobs of one kind that now count as waiting, done or failed (sql/counters.ts): added from its affected rows, in its transaction. */
   keeps?: KeptChange;
+  /** It puts jobs back for later (a retry, a snooze): the first of them comes due this long after its commit. */
+  dueInMs?: number;
 }
 
 export type Outcome = 'completed' | 'failed' | 'retried';
@@ -140,6 +142,8 @@ export function stackText(error: unknown): string | null {
  */
 export function failure(table: QuotedIdentifier, claim: Claim, ids: readonly number[], error: unknown, policy: RetryPolicy): PendingWrite[] {
   const failsForGood = (job: ClaimedJob) => job.attempts >= policy.maxAttempts;
+  // As FAIL_OWNED_SQL computes it from the row's attempts, which the claim read.
+  const retryInMs = (job: ClaimedJob) => Math.min(policy.retryDelayMs * 2 ** (job.attempts - 1), completeSql.MAX_RETRY_DELAY_MS);
   return splitBy(claim, ids, (job) => `${failsForGood(job) ? 'failed' : 'retried'}:${job.kind ?? ''}`).map(({ job, ids: part }) => ({
     statement: [completeSql.FAIL_OWNED_SQL(table), [policy.maxAttempts, policy.maxAttempts, Math.round(policy.retryDelayMs * 1000), errorText(error), errorText(error), stackText(error), part, claim.token]],
     token: claim.token,
@@ -147,12 +151,13 @@ export function failure(table: QuotedIdentifier, claim: Claim, ids: readonly num
     counted: true,
     outcomes: outcomesOf(claim, part, (each) => (failsForGood(each) ? 'failed' : 'retried')),
     keeps: { kind: job.kind, count: failsForGood(job) ? 'failed_jobs' : 'waiting_jobs', sign: 1 } satisfies KeptChange,
+    ...(!failsForGood(job) && { dueInMs: Math.min(...claim.jobs.filter((each) => part.includes(each.id)).map(retryInMs)) }),
   }));
 }
 
 /** Puts jobs off at their handler's asking: waiting again, due in `seconds`, their attempt given back. */
 export const putOff = (table: QuotedIdentifier, claim: Claim, ids: readonly number[], seconds: number): PendingWrite[] =>
-  perKind(claim, ids, (part) => [completeSql.SNOOZE_OWNED_SQL(table), [Math.round(seconds * 1e6), part, claim.token]], 'waiting_jobs');
+  perKind(claim, ids, (part) => [completeSql.SNOOZE_OWNED_SQL(table), [Math.round(seconds * 1e6), part, claim.token]], 'waiting_jobs').map((write) => ({ ...write, dueInMs: seconds * 1000 }));
 
 /** Pushes the lease end of jobs still held to `leaseSeconds` from now. */
 export function leaseRenewal(table: QuotedIdentifier, claim: Claim, ids: readonly number[], leaseSeconds: number): PendingWrite {

@@ -94,6 +94,9 @@ export const REQUEUE_FAILED_SQL = (table: QuotedIdentifier) => `
 /** How many errors a job keeps in `errors`: those of its latest attempts. */
 export const KEPT_ERRORS = 20;
 
+/** The longest a failed job waits for its next attempt. */
+export const MAX_RETRY_DELAY_MS = 3_600_000;
+
 /**
  * A handler failed on these jobs: each goes back to the queue after a delay that doubles with
  * every attempt (base × 2^(attempts-1), at most an hour), or to `failed` once its attempts are
@@ -107,7 +110,7 @@ export const FAIL_OWNED_SQL = (table: QuotedIdentifier) => `
   UPDATE ${table} FORCE INDEX (PRIMARY)
      SET status = IF(attempts >= ?, 'failed', 'unclaimed'), lease_expiries = 0,
          run_after = IF(attempts >= ?, NOW(6),
-                        NOW(6) + INTERVAL CAST(LEAST(? * POW(2, attempts - 1), 3600000000) AS UNSIGNED) MICROSECOND),
+                        NOW(6) + INTERVAL CAST(LEAST(? * POW(2, attempts - 1), ${MAX_RETRY_DELAY_MS * 1000}) AS UNSIGNED) MICROSECOND),
          last_error = ?, claim_token = DEFAULT,
          errors = JSON_ARRAY_APPEND(IF(JSON_LENGTH(errors) >= ${KEPT_ERRORS}, JSON_REMOVE(errors, '$[0]'), IFNULL(errors, JSON_ARRAY())), '$',
                     JSON_OBJECT('attempt', attempts, 'at', DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%dT%H:%i:%s.%fZ'), 'message', ?, 'stack', ?))
