@@ -59,14 +59,16 @@ export class Doorbell {
   /**
    * Stops listening: the wait connection is dropped (its wait is not waited for: a dropped
    * connection's statement never answers), and ended in the server by a statement queued on `via`,
-   * which may be closing (a wait left alone would run its minute out).
+   * which may be closing (a wait left alone would run its minute out). Only when `via` is on the
+   * same server: connection ids are a server's own, and `via` may have moved to another node.
    */
   close(via: Database): void {
     this.closed = true;
     const connection = this.connection;
     if (connection === undefined) return;
+    const { server } = connection.db;
     this.drop(connection);
-    void via.query(END_WAIT_CONNECTION_SQL, [connection.id]).catch(() => undefined);
+    if (via.server.host === server.host && via.server.port === server.port) void via.query(END_WAIT_CONNECTION_SQL, [connection.id]).catch(() => undefined);
   }
 
   private async listen(): Promise<void> {
