@@ -11,7 +11,7 @@ import type { ServerVersion } from '../db/server-version.js';
  */
 
 /** The longest a worker's wait statement runs before the worker sends it again. */
-export const WAIT_SECONDS = 60;
+const WAIT_SECONDS = 60;
 
 /**
  * The statement a worker waits in, the same text for every worker of a queue: the process list
