@@ -102,7 +102,7 @@ test('jobq work on nodes 2 and 3 at once drains jobs enqueued on node 1: each ha
   assert.equal((await runCli(['setup-tables', '--database-url', cluster.url(database, [1])])).code, 0);
   await prefill(cluster.url(database, [1]), 20_000);
   const work = (first: number) =>
-    runCli(['work', '--handler', NOOP_HANDLER, '--once', '--processes', '4', '--keep-done', '--database-url', cluster.url(database, [first, 1])]);
+    runCli(['work', '--handler', NOOP_HANDLER, '--once', '--processes', '4', '--keep-done', '--verbose', '--database-url', cluster.url(database, [first, 1])]);
   const results = await Promise.all([work(2), work(3)]);
   for (const result of results) assert.equal(result.code, 0, result.stderr);
   const summaries = results.map((result, i) => `node ${i + 2}: ${result.stdout.match(/^(jobs consumed|empty claims|retried transactions) = .*$/gm)?.join('; ')}`).join(' | ');

@@ -13,21 +13,26 @@ import { onInterrupts } from './signals.js';
  * prints what the workers report, stops gracefully on the first Ctrl-C/SIGTERM and at once on the
  * second, prints the summary. `plan` makes the children's plan for the connection the options
  * name. With `progress` (a drain that prints no other line as it goes), a progress line on a
- * terminal. Returns the exit code.
+ * terminal. With `verbose` (`--verbose`), the stack of an error a worker died of. Returns the exit
+ * code.
  */
-export async function runSupervised(options: ConnectionOptions, plan: (connection: ChildConnection) => SupervisorPlan, { progress = false } = {}): Promise<number> {
+export async function runSupervised(
+  options: ConnectionOptions,
+  plan: (connection: ChildConnection) => SupervisorPlan,
+  { progress = false, verbose = false } = {},
+): Promise<number> {
   const url = resolveDatabaseUrl(options.databaseUrl);
   const replica = replicaOf(options);
   const queue = await JobQueue.open({ url, table: options.table, reconnect: true, ...(replica !== undefined && { replicaUrl: replica.url }) });
   try {
     await queue.assertReady();
-    return await supervise(queue, plan({ url, table: options.table, ...(replica !== undefined && { replica }) }), progress);
+    return await supervise(queue, plan({ url, table: options.table, ...(replica !== undefined && { replica }) }), progress, verbose);
   } finally {
     await queue.close();
   }
 }
 
-async function supervise(queue: JobQueue, plan: SupervisorPlan, progress: boolean): Promise<number> {
+async function supervise(queue: JobQueue, plan: SupervisorPlan, progress: boolean, verbose: boolean): Promise<number> {
   let supervisor: Supervisor | undefined;
   const out = new LineWriter(process.stdout, () => supervisor?.stop());
   const err = new LineWriter(process.stderr);
@@ -39,7 +44,10 @@ async function supervise(queue: JobQueue, plan: SupervisorPlan, progress: boolea
     progress: (_generator, counter) => out.line(progressLine(counter)),
     connection: (worker, state, detail) => err.line(connectionLine(worker, state, detail)),
     warning: (worker, message) => err.line(warningLine(worker, message)),
-    workerExited: (worker, how, next) => err.line(paint.red(`${worker} died (${how}); ${next}`)),
+    workerExited: (worker, how, next, stack) => {
+      err.line(paint.red(`${worker} died (${how}); ${next}`));
+      if (verbose && stack !== undefined) err.line(stack);
+    },
     metricsServed: (worker, url) => err.line(`${worker}: metrics on ${url}`),
   };
   supervisor = new Supervisor(plan, events);

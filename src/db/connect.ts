@@ -36,6 +36,8 @@ export interface Connected {
   version: ServerVersion;
   server: ServerAddress;
   galera: GaleraNode | undefined;
+  /** The session reads causally (`wsrep_sync_wait = 1`): a Galera node's connection that replaced a lost one. */
+  causalReads: boolean;
 }
 
 /** Connects with capped, jittered exponential backoff, announcing the outage once and its end once. */
@@ -133,11 +135,14 @@ async function connectTo(options: ConnectOptions, server: ServerAddress, afterLo
     // through the node that went away (a claim, say) is certified cluster-wide but may not be
     // applied here yet. A settle that ran before it would find no row with its claim token and
     // leave the jobs to their lease; so would the check of a COMMIT whose answer was lost.
-    const causal = galera !== undefined && afterLoss ? '; SET SESSION wsrep_sync_wait = 1' : '';
-    await connection.query(`SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED; SET SESSION time_zone = '+00:00'${causal}`);
-    return { connection, version, server, galera };
+    const causalReads = galera !== undefined && afterLoss;
+    await connection.query(`SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED; SET SESSION time_zone = '+00:00'${causalReads ? `; ${syncWaitSql(true)}` : ''}`);
+    return { connection, version, server, galera, causalReads };
   } catch (error) {
     connection.destroy();
     throw error;
   }
 }
+
+/** Turns a Galera session's causal reads on or off: each read then first waits until the node has applied what the cluster committed before it. */
+export const syncWaitSql = (causal: boolean) => `SET SESSION wsrep_sync_wait = ${causal ? 1 : 0}`;

@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type mysql from 'mysql2/promise';
 import type { ConnectionSettings, ServerAddress } from '../config/database-url.js';
-import { connectToFirstAnswering, DatabaseClosedError, retryUntilConnected, type ConnectOptions, type Connected } from './connect.js';
+import { connectToFirstAnswering, DatabaseClosedError, retryUntilConnected, syncWaitSql, type ConnectOptions, type Connected } from './connect.js';
 import type { GaleraNode } from './galera.js';
 import { isConnectionLost, isRetryableLockError } from './server-errors.js';
 import type { ServerVersion } from './server-version.js';
-import { PipelinedTransaction, type Transaction } from './transaction.js';
+import { PipelinedTransaction, type Statement, type Transaction } from './transaction.js';
 
 export interface DatabaseOptions extends ConnectOptions {
   /**
@@ -58,6 +58,8 @@ export class Database {
 
   private connection: mysql.Connection;
   private connected: Connected;
+  /** The session's causal reads (Galera) as jobq last set them: a retry after a conflict turns them on. */
+  private causalReads: boolean;
 
   private constructor(
     private readonly options: DatabaseOptions,
@@ -65,6 +67,7 @@ export class Database {
   ) {
     this.connected = connected;
     this.connection = connected.connection;
+    this.causalReads = connected.causalReads;
   }
 
   /**
@@ -145,8 +148,9 @@ export class Database {
 
   private async transactionAttempts<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     let firstLockError: number | undefined;
+    let conflicted = false;
     for (let attempt = 1; ; attempt++) {
-      const tx = new PipelinedTransaction(this.connection);
+      const tx = new PipelinedTransaction(this.connection, this.causalReadsFor(conflicted));
       this.transactionOpen++;
       try {
         const result = await work(tx);
@@ -154,12 +158,31 @@ export class Database {
         return result;
       } catch (error) {
         if (!isConnectionLost(error)) await tx.rollback();
-        if (await this.waitedOutLockError(error, attempt, (firstLockError ??= performance.now()))) continue;
+        if (await this.waitedOutLockError(error, attempt, (firstLockError ??= performance.now()))) {
+          conflicted = true;
+          continue;
+        }
         await this.recoverOrThrow(error);
       } finally {
         this.transactionOpen--;
       }
     }
+  }
+
+  /**
+   * On a Galera node, a transaction run again after a conflict reads causally: it lost to a claim
+   * that another node committed and this one had not applied yet, and without waiting for it the
+   * next attempt reads the same stale candidates. Under load (both suites at once) a worker whose
+   * node applied seconds behind lost every attempt for 30 s and died of it. The first attempt of
+   * the next transaction turns them back off, unless the connection reads causally anyway. The
+   * setting rides in the transaction's first round trip: a statement more, never a round trip.
+   */
+  private causalReadsFor(retryAfterConflict: boolean): Statement[] {
+    if (this.connected.galera === undefined) return [];
+    const causal = retryAfterConflict || this.connected.causalReads;
+    if (causal === this.causalReads) return [];
+    this.causalReads = causal;
+    return [[syncWaitSql(causal)]];
   }
 
   /**
@@ -202,6 +225,7 @@ export class Database {
       }
       this.connected = connected;
       this.connection = this.connected.connection;
+      this.causalReads = connected.causalReads;
       const to = this.connected.server;
       if (to !== from) this.options.onConnectionEvent?.({ state: 'moved', error: error as Error, from: `${from.host}:${from.port}`, to: `${to.host}:${to.port}` });
       this.counters.reconnects++;

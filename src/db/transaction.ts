@@ -21,7 +21,11 @@ export class PipelinedTransaction implements Transaction {
   private started = false;
   private ended = false;
 
-  constructor(private readonly connection: mysql.Connection) {}
+  /** `settings`: session statements that ride ahead of START TRANSACTION, in the first round trip. */
+  constructor(
+    private readonly connection: mysql.Connection,
+    private readonly settings: readonly Statement[] = [],
+  ) {}
 
   run(...statements: Statement[]): Promise<unknown[]> {
     return this.send(statements, false);
@@ -49,7 +53,7 @@ export class PipelinedTransaction implements Transaction {
   /** Sends the statements (and COMMIT, and a statement after it); returns the results of all but START TRANSACTION and COMMIT. */
   private async send(statements: Statement[], commit: boolean, afterCommit?: Statement): Promise<unknown[]> {
     if (this.ended) throw new Error('the transaction has ended');
-    const opening: Statement[] = this.started ? [] : [['START TRANSACTION']];
+    const opening: Statement[] = this.started ? [] : [...this.settings, ['START TRANSACTION']];
     const all = [...opening, ...statements, ...(commit ? [['COMMIT'] as Statement] : []), ...(afterCommit === undefined ? [] : [afterCommit])];
     this.started = true;
     // Placeholders are positional over the joined text, so the values simply follow one another.

@@ -31,7 +31,8 @@ export interface ProcessingEvents {
   jobCancelled(worker: number, id: number): void;
   connection(worker: string, state: ConnectionEvent['state'], detail: string): void;
   warning(worker: string, message: string): void;
-  workerExited(worker: string, how: string, next: 'restarting' | 'stopping the run'): void;
+  /** `stack`: the stack of the error that ended a worker jobq has no words for, if it sent one. */
+  workerExited(worker: string, how: string, next: 'restarting' | 'stopping the run', stack?: string): void;
   metricsServed(worker: string, url: string): void;
 }
 
@@ -205,20 +206,20 @@ export class Supervisor {
       // The worker met an error that a restart cannot fix (no table, access denied, ...).
       this.endRun(slot, fatal.message, `${slot.spec.name}: ${fatal.message}`, fatal.exitCode as ExitCodeValue);
     } else {
-      this.onCrash(slot, fatal?.message ?? (signal !== null ? `killed by ${signal}` : `exit code ${code}`));
+      this.onCrash(slot, fatal?.message ?? (signal !== null ? `killed by ${signal}` : `exit code ${code}`), fatal?.stack);
     }
     this.maybeFinish();
   }
 
-  private onCrash(slot: Slot, how: string): void {
+  private onCrash(slot: Slot, how: string, stack: string | undefined): void {
     const next = this.restarts.onCrash();
     if (this.stopping) {
       slot.finished = true;
-      this.events.workerExited(slot.spec.name, how, 'stopping the run');
+      this.events.workerExited(slot.spec.name, how, 'stopping the run', stack);
     } else if ('giveUp' in next) {
-      this.endRun(slot, how, `${next.giveUp}; stopped the run (last: ${slot.spec.name}, ${how})`, ExitCode.workerCrashed);
+      this.endRun(slot, how, `${next.giveUp}; stopped the run (last: ${slot.spec.name}, ${how})`, ExitCode.workerCrashed, stack);
     } else {
-      this.events.workerExited(slot.spec.name, how, 'restarting');
+      this.events.workerExited(slot.spec.name, how, 'restarting', stack);
       const timer = setTimeout(() => {
         this.restartTimers.delete(timer);
         if (!this.stopping) return this.spawn(slot);
@@ -230,10 +231,10 @@ export class Supervisor {
   }
 
   /** A worker's exit that ends the run: the first such problem sets the exit code. */
-  private endRun(slot: Slot, how: string, problem: string, exitCode: ExitCodeValue): void {
+  private endRun(slot: Slot, how: string, problem: string, exitCode: ExitCodeValue, stack?: string): void {
     slot.finished = true;
     this.problem ??= { message: problem, exitCode };
-    this.events.workerExited(slot.spec.name, how, 'stopping the run');
+    this.events.workerExited(slot.spec.name, how, 'stopping the run', stack);
     this.stop();
   }
 

@@ -48,7 +48,7 @@ Examples:
 Ctrl-C (or SIGTERM) stops gracefully: generators commit, consumers finish the batch in hand.
 A second Ctrl-C exits at once; leases give unfinished claims to the next run.`,
     )
-    .action(async (options: StartProcessingOptions) => {
+    .action(async (options: StartProcessingOptions, command: Command) => {
       if (options.untilEmpty && options.consumers === 0) {
         throw new JobqError('--until-empty needs at least one consumer (--consumers 1 or more)', ExitCode.usage);
       }
@@ -76,7 +76,7 @@ A second Ctrl-C exits at once; leases give unfinished claims to the next run.`,
           claimTurns: consumerTurns(run.consumers),
           stop: { untilEmpty: options.untilEmpty ?? false, ...(options.duration !== undefined && { durationSeconds: options.duration }) },
         }),
-        { progress },
+        { progress, verbose: command.optsWithGlobals().verbose === true },
       );
     });
 }

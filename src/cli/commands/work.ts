@@ -81,7 +81,7 @@ Examples:
                                                         candidates from a replica, claims on the primary
   jobq work --handler ./handler.mjs --metrics-port 9751  Prometheus scrapes this worker at :9751/metrics`,
     )
-    .action(async (options: WorkOptions) => {
+    .action(async (options: WorkOptions, command: Command) => {
       const handlers = onlyKinds(await loadHandlers(options.handler), options.kind); // a bad module fails here, once
       // A map of handlers claims its kinds only, and --once waits for those only.
       const kinds = typeof handlers === 'function' ? undefined : Object.keys(handlers);
@@ -114,9 +114,13 @@ Examples:
         options: { ...workerOptions, once: false },
         ...(metrics !== undefined && { metrics: { host: metrics.host, port: metrics.port } }),
       };
-      process.exitCode = await runSupervised(options, (connection) => ({
-        children: handlerWorkerChildren(connection, workers),
-        stop: { untilEmpty: workerOptions.once, ignoreDelayed: true, ...(kinds !== undefined && { kinds }) },
-      }));
+      process.exitCode = await runSupervised(
+        options,
+        (connection) => ({
+          children: handlerWorkerChildren(connection, workers),
+          stop: { untilEmpty: workerOptions.once, ignoreDelayed: true, ...(kinds !== undefined && { kinds }) },
+        }),
+        { verbose: command.optsWithGlobals().verbose === true },
+      );
     });
 }
