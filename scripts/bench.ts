@@ -40,7 +40,9 @@ import { quoteIdentifier, type QuotedIdentifier } from '../src/config/identifier
  *              pointing at a MySQL server, so that "one server" is MySQL too.
  *   ab         (not in the default set) the user-path drains (work-api, keep-done-1m-done-rows,
  *              work-cli, work-4-procs, start-processing-wall), the enqueue() loop and the steady
- *              states (steady-start-processing, steady-user: 10 s each) of the build at
+ *              states (steady-start-processing, steady-user: 10 s each), enqueue-to-start at a
+ *              rate (latency-200, latency-1000, and latency-1000-4-workers: 4 worker processes,
+ *              the slowest one's percentiles) and an idle worker's server CPU (idle) of the build at
  *              BENCH_AB_REF (a git ref) against this build's (BENCH_AB_ONLY: some of them, by
  *              name), taking turns over BENCH_ROUNDS; medians: what a change on the hot path costs.
  *   limits     (not in the default set) limits on kinds: concurrency caps, rates and groups
@@ -486,23 +488,27 @@ const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 10);
  * processes pacing enqueue() at `rate` jobs a second in all; with `inProcess`, the worker's own
  * process enqueues them instead.
  */
-async function enqueueToStartRun(scenario: string, rate: number, { root = ROOT, Queue = JobQueue, inProcess = false } = {}): Promise<Result> {
+async function enqueueToStartRun(scenario: string, rate: number, { root = ROOT, Queue = JobQueue, inProcess = false, workers = 1 } = {}): Promise<Result> {
   const seconds = LATENCY_SECONDS;
+  const consumer = [NODE_SCRIPT('steady-consumer.js', root), String(seconds + 2)];
   const processes = inProcess
-    ? [[NODE_SCRIPT('steady-consumer.js', root), String(seconds + 2), String(rate)]]
-    : [[NODE_SCRIPT('steady-consumer.js', root), String(seconds + 2)], ...[1, 2].map(() => [NODE_SCRIPT('enqueue-loop.js', root), 'paced', String(seconds), String(rate / 2)])];
+    ? [[...consumer, String(rate)]]
+    : [...Array.from({ length: workers }, () => consumer), ...[1, 2].map(() => [NODE_SCRIPT('enqueue-loop.js', root), 'paced', String(seconds), String(rate / 2)])];
   await prefillJobq(0, { Queue });
   const before = await readServerCounters(admin);
   const { outputs } = await timedProcesses(processes);
   const after = await readServerCounters(admin);
-  const consumer = JSON.parse(outputs[0]!) as { handled: number; p50: number; p95: number; p99: number };
+  // With several workers, the slowest one's percentiles (each reports its own jobs').
+  const consumers = outputs.slice(0, inProcess ? 1 : workers).map((out) => JSON.parse(out) as { handled: number; p50: number; p95: number; p99: number });
+  const worst = (key: 'p50' | 'p95' | 'p99') => Math.max(...consumers.map((each) => each[key]));
+  const handled = consumers.reduce((sum, each) => sum + each.handled, 0);
   return {
     scenario,
-    consumers: 10,
-    jobs: consumer.handled,
-    jobsPerSecond: Math.round(consumer.handled / seconds),
+    consumers: 10 * consumers.length,
+    jobs: handled,
+    jobsPerSecond: Math.round(handled / seconds),
     ...delta(before, after, seconds + 2),
-    extra: { enqueueToStartP50ms: consumer.p50, enqueueToStartP95ms: consumer.p95, enqueueToStartP99ms: consumer.p99 },
+    extra: { enqueueToStartP50ms: worst('p50'), enqueueToStartP95ms: worst('p95'), enqueueToStartP99ms: worst('p99') },
   };
 }
 
@@ -647,6 +653,8 @@ function userPathDrains(root: string, Queue: typeof JobQueue): Record<string, ()
     // Enqueue-to-start from 2 producer processes (the extra figures; the rate is fixed).
     'latency-200': () => enqueueToStartRun('', 200, { root, Queue }),
     'latency-1000': () => enqueueToStartRun('', 1000, { root, Queue }),
+    // The same with 4 worker processes: claims of a short queue by several workers at once.
+    'latency-1000-4-workers': () => enqueueToStartRun('', 1000, { root, Queue, workers: 4 }),
     // One queue.work process idle on an empty queue for IDLE_AB_SECONDS: the server's CPU (ms a second).
     idle: async () => {
       await prefillJobq(0, { Queue });
