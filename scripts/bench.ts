@@ -34,7 +34,9 @@ import { quoteIdentifier, type QuotedIdentifier } from '../src/config/identifier
  *              this machine (scripts/galera-cluster.sh) with both on one node, and with one on
  *              node 2 and one on node 3, and the same with node 2 killed (SIGKILL) 2 s in, its
  *              worker moving to node 3 (server CPU then of nodes 1 and 3). Taking turns over
- *              BENCH_ROUNDS; medians. Skipped with one line when the cluster does not start.
+ *              BENCH_ROUNDS; medians. Then enqueue-to-start at 200 jobs a second from 2
+ *              producers on node 1 to one queue.work on node 1, and on node 2 (BENCH_LATENCY_SECONDS
+ *              each, taking turns). Skipped with one line when the cluster does not start.
  *   group      (not in the default set) the galera scenario on a 3-member MySQL Group Replication
  *              group in multi-primary mode (scripts/mysql-group.sh); run it with BENCH_SERVER_URL
  *              pointing at a MySQL server, so that "one server" is MySQL too.
@@ -488,15 +490,20 @@ const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 10);
  * processes pacing enqueue() at `rate` jobs a second in all; with `inProcess`, the worker's own
  * process enqueues them instead.
  */
-async function enqueueToStartRun(scenario: string, rate: number, { root = ROOT, Queue = JobQueue, inProcess = false, workers = 1 } = {}): Promise<Result> {
+async function enqueueToStartRun(
+  scenario: string,
+  rate: number,
+  { root = ROOT, Queue = JobQueue, inProcess = false, workers = 1, nodes }: { root?: string; Queue?: typeof JobQueue; inProcess?: boolean; workers?: number; nodes?: { producers: string; worker: string } } = {},
+): Promise<Result> {
   const seconds = LATENCY_SECONDS;
   const consumer = [NODE_SCRIPT('steady-consumer.js', root), String(seconds + 2)];
   const processes = inProcess
     ? [[...consumer, String(rate)]]
     : [...Array.from({ length: workers }, () => consumer), ...[1, 2].map(() => [NODE_SCRIPT('enqueue-loop.js', root), 'paced', String(seconds), String(rate / 2)])];
-  await prefillJobq(0, { Queue });
+  if (nodes === undefined) await prefillJobq(0, { Queue });
+  else await freshQueueAt(nodes.producers);
   const before = await readServerCounters(admin);
-  const { outputs } = await timedProcesses(processes);
+  const { outputs } = await timedProcesses(processes, nodes === undefined ? {} : { JOBQ_DATABASE_URL: nodes.producers, BENCH_WORKER_URL: nodes.worker });
   const after = await readServerCounters(admin);
   // With several workers, the slowest one's percentiles (each reports its own jobs').
   const consumers = outputs.slice(0, inProcess ? 1 : workers).map((out) => JSON.parse(out) as { handled: number; p50: number; p95: number; p99: number });
@@ -507,7 +514,8 @@ async function enqueueToStartRun(scenario: string, rate: number, { root = ROOT, 
     consumers: 10 * consumers.length,
     jobs: handled,
     jobsPerSecond: Math.round(handled / seconds),
-    ...delta(before, after, seconds + 2),
+    // On a cluster, this server's counters say nothing.
+    ...(nodes === undefined ? delta(before, after, seconds + 2) : { deadlocks: 0, lockWaits: 0, serverCpuPercent: 0 }),
     extra: { enqueueToStartP50ms: worst('p50'), enqueueToStartP95ms: worst('p95'), enqueueToStartP99ms: worst('p99') },
   };
 }
@@ -816,13 +824,7 @@ const NODE_KILL_AFTER_MS = 2000;
  * are counted, and every other job must have been handled once.
  */
 async function twoWorkerDrain(prefillUrl: string, workerUrls: string[], serverCpuSeconds: () => number, meanwhile?: () => Promise<void>): Promise<Result> {
-  const queue = await JobQueue.open({ url: prefillUrl, createDatabase: true });
-  try {
-    await queue.setup({ recreate: true, force: true });
-    for (let done = 0; done < GALERA_JOBS; done += 1000) await queue.enqueueMany(Array.from({ length: 1000 }, () => ({})));
-  } finally {
-    await queue.close();
-  }
+  await freshQueueAt(prefillUrl, GALERA_JOBS);
   const cpuBefore = serverCpuSeconds();
   const [run] = await Promise.all([
     timedProcesses(workerUrls.map((workerUrl) => [JOBQ_BIN, 'work', '--handler', NOOP_HANDLER, '--once', '--processes', '4', '--database-url', workerUrl])),
@@ -844,6 +846,17 @@ async function twoWorkerDrain(prefillUrl: string, workerUrls: string[], serverCp
     peakTreeRssMiB: Math.round(run.peakTreeMiB),
     extra: { leftClaimed },
   };
+}
+
+/** A fresh jobs table through `databaseUrl` (a cluster node), holding `jobs` jobs. */
+async function freshQueueAt(databaseUrl: string, jobs = 0): Promise<void> {
+  const queue = await JobQueue.open({ url: databaseUrl, createDatabase: true });
+  try {
+    await queue.setup({ recreate: true, force: true });
+    for (let done = 0; done < jobs; done += 1000) await queue.enqueueMany(Array.from({ length: Math.min(1000, jobs - done) }, () => ({})));
+  } finally {
+    await queue.close();
+  }
 }
 
 /** Rows still in the jobs table (the drain deletes what it handles); on a cluster node, read once it has applied every write set committed before. */
@@ -886,7 +899,7 @@ async function clusterDrains(name: keyof typeof CLUSTERS): Promise<Result[]> {
     };
     const localPid = await serverPid(admin);
     const localCpu = () => (localPid === undefined ? NaN : cpuSecondsOf(localPid));
-    return ratio(
+    const drains = ratio(
       await alternating({
         'two-workers-one-server': () => twoWorkerDrain(url, [url, url], localCpu),
         [`${name}-two-workers-on-node-2`]: () => twoWorkerDrain(nodes(1), [nodes(2), nodes(2)], nodesCpu([1, 2, 3])),
@@ -901,12 +914,16 @@ async function clusterDrains(name: keyof typeof CLUSTERS): Promise<Result[]> {
         },
       }),
     );
+    // Enqueue-to-start at 200 jobs a second from 2 producers on node 1 to one queue.work on node 2,
+    // against the worker on node 1: a wake-up reaches the workers of the producer's own node only.
+    const across = (workerNode: number) => () => enqueueToStartRun('', 200, { nodes: { producers: nodes(1), worker: nodes(workerNode) } });
+    const latency = await alternating({ [`${name}-latency-200-worker-on-node-1`]: across(1), [`${name}-latency-200-worker-on-node-2`]: across(2) });
+    return [...drains, ...latency];
   } finally {
     cluster('destroy');
   }
 }
 
-/** A pair's rows with each one's ratio to the first of the pair. */
 /** How the jobs table is partitioned, as `setup-tables --partitions N --partition-by M` makes it. */
 type Layout = { partitions: number; partitionBy?: 'hash' | 'key' };
 const LAYOUTS: Record<string, Layout> = {
@@ -943,6 +960,7 @@ async function partitionCost(): Promise<Result[]> {
   return results;
 }
 
+/** A pair's rows with each one's ratio to the first of the pair. */
 const ratio = (rows: Result[]) => rows.map((row) => ({ ...row, extra: { ...row.extra, toFirstOfPair: Math.round((100 * row.jobsPerSecond) / rows[0]!.jobsPerSecond) / 100 } }));
 
 try {

@@ -4,7 +4,8 @@
  * handler's start; then stops and prints the count and percentiles (ms) as JSON. With a RATE, this
  * process also enqueues that many jobs a second through a queue of its own, for SECONDS less 2.
  * Usage: steady-consumer.js SECONDS [RATE]. With $BENCH_REPLICA_URL, the claims read their
- * candidates on that replica.
+ * candidates on that replica; with $BENCH_WORKER_URL, the worker connects there (a cluster's
+ * other node) instead of $JOBQ_DATABASE_URL.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JobQueue } from '../../src/index.js';
@@ -13,7 +14,8 @@ import { pacedEnqueues, wallClockMs } from './paced-producer.js';
 const seconds = Number(process.argv[2] ?? 30);
 const rate = process.argv[3] === undefined ? undefined : Number(process.argv[3]);
 const replicaUrl = process.env.BENCH_REPLICA_URL;
-const queue = await JobQueue.open(replicaUrl === undefined ? {} : { replicaUrl });
+const workerUrl = process.env.BENCH_WORKER_URL;
+const queue = await JobQueue.open({ ...(workerUrl !== undefined && { url: workerUrl }), ...(replicaUrl !== undefined && { replicaUrl }) });
 const waited: number[] = [];
 const worker = queue.work(async (job) => void waited.push(wallClockMs() - (job.payload as { sentAt: number }).sentAt), { concurrency: 10 });
 if (rate === undefined) await sleep(seconds * 1000);
