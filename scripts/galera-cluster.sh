@@ -65,9 +65,6 @@ write_config() {
   # ids with its own remainder modulo the cluster size, which jobq's lanes must cope with.
   { node_config_head "$d" "$(sql_port "$n")"; cat <<EOF
 innodb_buffer_pool_size=64M
-# No room reserved to grow it (MariaDB 10.11.17 and later reserve 8 TiB of address space by
-# default): stopping with that default, a node grew to 21 GB of memory until the kernel killed it.
-loose-innodb_buffer_pool_size_max=64M
 max_connections=200
 binlog_format=ROW
 innodb_autoinc_lock_mode=2

@@ -60,16 +60,13 @@ initialise() {
 }
 
 # No X Protocol (MySQL's, on port 33060 for every instance; MariaDB ignores the loose- option).
-# MariaDB's buffer pool may grow no larger than it starts: since 10.11.17 it reserves 8 TiB of
-# address space for growing by default, and a Galera node of ours, stopping with that default,
-# grew to 21 GB of memory until the kernel killed it (the local cluster has the same line).
 start_server() {
   initialise
-  local kind_options=(--gtid-mode=ON --enforce-gtid-consistency=ON)
-  if "$server" --version | grep -qi mariadb; then kind_options=(--loose-innodb-buffer-pool-size-max=128M); fi
+  local gtid=()
+  "$server" --version | grep -qi mariadb || gtid=(--gtid-mode=ON --enforce-gtid-consistency=ON)
   "$server" --no-defaults --datadir="$data" --port="$port" --bind-address=127.0.0.1 --socket="$socket" \
     --pid-file="$pidfile" --log-error="$log" --tmpdir="$dir/tmp" "${run_as[@]}" \
-    --max-connections=200 --server-id="$port" --log-bin=binlog --binlog-format=ROW "${kind_options[@]}" --loose-mysqlx=OFF "$@" >/dev/null 2>&1 &
+    --max-connections=200 --server-id="$port" --log-bin=binlog --binlog-format=ROW "${gtid[@]}" --loose-mysqlx=OFF "$@" >/dev/null 2>&1 &
   disown || true
   wait_until 60 answers || { echo "private-server: no answer on port $port within 60 s; see $log" >&2; exit 1; }
 }
