@@ -7,9 +7,12 @@
  *
  * Against each server, the unit tests (dist/test/unit/, no server) and the files that share the
  * server run JOBQ_TEST_CONCURRENCY (default 4) at a time: each file has a database of its own.
- * Beside them, one at a time, run the files that start servers of their own (a Galera cluster, a
- * Group Replication group, a private server or a replica, each on ports of its own). The files
- * that read counters of the whole server, which other files would move, run last, alone on it.
+ * Beside them run the files that start servers of their own (a Galera cluster, a Group Replication
+ * group, a private server or a replica, each on ports of its own), one at a time whatever the
+ * number of servers: with a Galera cluster and a Group Replication group up at once beside both
+ * suites, a Galera node grew to 21 GB of memory and the whole machine thrashed (twice in a row;
+ * alone, never in 6 runs). The files that read counters of the whole server, which other files
+ * would move, run last, alone on it.
  *
  * Each file is a `node --test` process of its own, and its output is printed when it ends (with
  * several servers, each line prefixed with the server's address). A file that has not ended after
@@ -38,8 +41,6 @@ const serverTests = testsIn(testDir);
 const shared = [...testsIn(`${testDir}unit/`), ...serverTests.filter((file) => !readsServerCounters(file) && !startsServers(file))];
 const ownServers = serverTests.filter((file) => !readsServerCounters(file) && startsServers(file));
 const countersAlone = serverTests.filter(readsServerCounters);
-/** Files with servers of their own at once: each cluster or private server is several more processes on the machine. */
-const OWN_SERVERS_AT_ONCE = 1;
 const concurrency = Number(process.env.JOBQ_TEST_CONCURRENCY ?? 4);
 const fileTimeoutMs = 1000 * Number(process.env.JOBQ_TEST_FILE_TIMEOUT_S ?? 600);
 const servers = (process.env.JOBQ_TEST_SERVER_URL ?? 'mysql://root@127.0.0.1:3306').split(/\s+/).filter((url) => url !== '');
@@ -124,27 +125,33 @@ function runFile(server: string, file: string): Promise<boolean> {
   });
 }
 
-/** Runs `files` against `server`, `atOnce` at a time; true when all passed. */
-async function runFiles(server: string, files: readonly string[], atOnce: number): Promise<boolean> {
-  const queue = [...files];
-  let passed = true;
+/** A test file and the server it runs against. */
+interface FileRun {
+  server: string;
+  file: string;
+}
+const onServer = (server: string, files: readonly string[]): FileRun[] => files.map((file) => ({ server, file }));
+/** Whether every file run against a server passed, by server. */
+const passedOn = new Map(servers.map((server) => [server, true]));
+
+/** Runs the files, `atOnce` at a time, noting any failure against its server. */
+async function runFiles(runs: readonly FileRun[], atOnce: number): Promise<void> {
+  const queue = [...runs];
   const lane = async () => {
-    for (let file = queue.shift(); file !== undefined; file = queue.shift()) passed = (await runFile(server, file)) && passed;
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      if (!(await runFile(next.server, next.file))) passedOn.set(next.server, false);
+    }
   };
   await Promise.all(Array.from({ length: atOnce }, lane));
-  return passed;
 }
 
-async function run(server: string): Promise<boolean> {
-  const sharing = async () => {
-    const passed = await runFiles(server, shared, concurrency);
-    return (await runFiles(server, countersAlone, 1)) && passed;
-  };
-  const results = await Promise.all([sharing(), runFiles(server, ownServers, OWN_SERVERS_AT_ONCE)]);
-  return results.every(Boolean);
-}
-
-const passed = await Promise.all(servers.map(run));
+const sharing = async (server: string) => {
+  await runFiles(onServer(server, shared), concurrency);
+  await runFiles(onServer(server, countersAlone), 1);
+};
+// Each file with servers of its own against every server in turn, before the next file.
+await Promise.all([...servers.map(sharing), runFiles(ownServers.flatMap((file) => servers.map((server) => ({ server, file }))), 1)]);
+const passed = servers.map((server) => passedOn.get(server)!);
 if (failures.length > 0) {
   console.log(`\n${failures.length} failed:`);
   for (const failure of failures) for (const line of failure.lines) console.log(`[${new URL(failure.server).host}] ${line}`);
