@@ -171,11 +171,11 @@ export class Database {
 
   /**
    * On a Galera node, a transaction run again after a conflict reads causally: it lost to a claim
-   * that another node committed and this one had not applied yet, and without waiting for it the
-   * next attempt reads the same stale candidates. Under load (both suites at once) a worker whose
-   * node applied seconds behind lost every attempt for 30 s and died of it. The first attempt of
-   * the next transaction turns them back off, unless the connection reads causally anyway. The
-   * setting rides in the transaction's first round trip: a statement more, never a round trip.
+   * that another node committed and this one may not have applied yet, and without waiting for it
+   * the next attempt may read the same candidates and lose again (a CI worker, on a machine short
+   * of memory, lost every attempt for 30 s and died of it). The first attempt of the next
+   * transaction turns them back off, unless the connection reads causally anyway. The setting
+   * rides in the transaction's first round trip: a statement more, never a round trip.
    */
   private causalReadsFor(retryAfterConflict: boolean): Statement[] {
     if (this.connected.galera === undefined) return [];
