@@ -62,6 +62,9 @@ import { quoteIdentifier, type QuotedIdentifier } from '../src/config/identifier
  *   latency    (not in the default set) enqueue-to-start p50/p95/p99 at 200 and 1,000 jobs a
  *              second offered by 2 paced producer processes to one queue.work process, and at
  *              1,000 a second enqueued in the worker's own process (BENCH_LATENCY_SECONDS each).
+ *   pause      (not in the default set) the worker's pause after a light claim at its default
+ *              against none (lightClaimPause): enqueue-to-start at 1,000 jobs a second, and the
+ *              jobs produced a second by 2 producers at full speed, taking turns over BENCH_ROUNDS.
  *   partitions (not in the default set) the jobs table partitioned on id (HASH and KEY, into
  *              BENCH_PARTITIONS, default 8) against the unpartitioned one: start-processing
  *              drains with 10 and 16 consumers taking turns over BENCH_ROUNDS, the backlog
@@ -86,6 +89,7 @@ import { fileURLToPath } from 'node:url';
 import mysql from 'mysql2/promise';
 import { JobQueue, type KindLimit } from '../src/index.js';
 import { articleTableSql } from '../src/queue/sql/schema.js';
+import { DEFAULTS } from '../src/config/defaults.js';
 import { cpuSecondsOf, readServerCounters, serverPid, readServerSettings, sampleRss, type ServerCounters } from './bench/server-probe.js';
 import { buildBaseline } from './bench/baseline-build.js';
 import { measureMonitoring } from './bench/monitoring.js';
@@ -493,7 +497,14 @@ const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 10);
 async function enqueueToStartRun(
   scenario: string,
   rate: number,
-  { root = ROOT, Queue = JobQueue, inProcess = false, workers = 1, nodes }: { root?: string; Queue?: typeof JobQueue; inProcess?: boolean; workers?: number; nodes?: { producers: string; worker: string } } = {},
+  {
+    root = ROOT,
+    Queue = JobQueue,
+    inProcess = false,
+    workers = 1,
+    nodes,
+    lightClaimPauseMs,
+  }: { root?: string; Queue?: typeof JobQueue; inProcess?: boolean; workers?: number; nodes?: { producers: string; worker: string }; lightClaimPauseMs?: number } = {},
 ): Promise<Result> {
   const seconds = LATENCY_SECONDS;
   const consumer = [NODE_SCRIPT('steady-consumer.js', root), String(seconds + 2)];
@@ -503,7 +514,11 @@ async function enqueueToStartRun(
   if (nodes === undefined) await prefillJobq(0, { Queue });
   else await freshQueueAt(nodes.producers);
   const before = await readServerCounters(admin);
-  const { outputs } = await timedProcesses(processes, nodes === undefined ? {} : { JOBQ_DATABASE_URL: nodes.producers, BENCH_WORKER_URL: nodes.worker });
+  const env = {
+    ...(nodes !== undefined && { JOBQ_DATABASE_URL: nodes.producers, BENCH_WORKER_URL: nodes.worker }),
+    ...(lightClaimPauseMs !== undefined && { BENCH_LIGHT_CLAIM_PAUSE_MS: String(lightClaimPauseMs) }),
+  };
+  const { outputs } = await timedProcesses(processes, env);
   const after = await readServerCounters(admin);
   // With several workers, the slowest one's percentiles (each reports its own jobs').
   const consumers = outputs.slice(0, inProcess ? 1 : workers).map((out) => JSON.parse(out) as { handled: number; p50: number; p95: number; p99: number });
@@ -529,6 +544,38 @@ async function enqueueToStart(): Promise<Result[]> {
   const inProcess = await enqueueToStartRun("latency 1000/s from the worker's own process", 1000, { inProcess: true });
   const p50 = (result: Result) => result.extra!.enqueueToStartP50ms!;
   return [...results, { ...inProcess, extra: { ...inProcess.extra, p50ToOtherProcesses: Math.round((100 * p50(inProcess)) / p50(results[1]!)) / 100 } }];
+}
+
+/**
+ * The worker's pause after a light claim (lightClaimPauseMs) at its default against none, taking
+ * turns over BENCH_ROUNDS: enqueue-to-start at 1,000 jobs a second from 2 paced producer
+ * processes, and with 2 producers calling enqueue() as fast as they can for STEADY_AB_SECONDS
+ * (jobs produced a second, and how long they waited to start).
+ */
+async function lightClaimPause(): Promise<Result[]> {
+  const atFullSpeed = (lightClaimPauseMs: number) => async (): Promise<Result> => {
+    await prefillJobq(0);
+    const producer = [NODE_SCRIPT('enqueue-loop.js'), 'jobq', String(STEADY_AB_SECONDS)];
+    const before = await readServerCounters(admin);
+    const run = await timedProcesses([producer, producer, [NODE_SCRIPT('steady-consumer.js'), String(STEADY_AB_SECONDS + 2)]], { BENCH_LIGHT_CLAIM_PAUSE_MS: String(lightClaimPauseMs) });
+    const after = await readServerCounters(admin);
+    const produced = run.outputs.slice(0, 2).reduce((sum, out) => sum + (JSON.parse(out) as { count: number }).count, 0);
+    const consumer = JSON.parse(run.outputs[2]!) as { p50: number; p95: number; p99: number };
+    return {
+      scenario: '',
+      consumers: 10,
+      jobs: produced,
+      jobsPerSecond: Math.round(produced / STEADY_AB_SECONDS),
+      ...delta(before, after, STEADY_AB_SECONDS + 2),
+      extra: { enqueueToStartP50ms: consumer.p50, enqueueToStartP95ms: consumer.p95, enqueueToStartP99ms: consumer.p99 },
+    };
+  };
+  const runs: Record<string, () => Promise<Result>> = {};
+  for (const ms of [DEFAULTS.lightClaimPauseMs, 0]) {
+    runs[`latency-1000-pause-${ms}`] = () => enqueueToStartRun('', 1000, { lightClaimPauseMs: ms });
+    runs[`steady-user-pause-${ms}`] = atFullSpeed(ms);
+  }
+  return alternating(runs);
 }
 
 /**
@@ -989,6 +1036,7 @@ try {
   if (SCENARIOS.includes('monitoring')) for (const result of await monitoringCost()) log(result);
   if (SCENARIOS.includes('unique')) for (const result of await uniqueEnqueues()) log(result);
   if (SCENARIOS.includes('latency')) for (const result of await enqueueToStart()) log(result);
+  if (SCENARIOS.includes('pause')) for (const result of await lightClaimPause()) log(result);
   if (SCENARIOS.includes('demo')) {
     for (const k of CONSUMERS) log(await drain(k, JOBS));
     if (STEADY_SECONDS > 0) log(await steady());

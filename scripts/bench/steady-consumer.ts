@@ -5,7 +5,8 @@
  * process also enqueues that many jobs a second through a queue of its own, for SECONDS less 2.
  * Usage: steady-consumer.js SECONDS [RATE]. With $BENCH_REPLICA_URL, the claims read their
  * candidates on that replica; with $BENCH_WORKER_URL, the worker connects there (a cluster's
- * other node) instead of $JOBQ_DATABASE_URL.
+ * other node) instead of $JOBQ_DATABASE_URL; with $BENCH_LIGHT_CLAIM_PAUSE_MS, the worker pauses
+ * that long after a light claim (lightClaimPauseMs) instead of its default.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JobQueue } from '../../src/index.js';
@@ -17,7 +18,11 @@ const replicaUrl = process.env.BENCH_REPLICA_URL;
 const workerUrl = process.env.BENCH_WORKER_URL;
 const queue = await JobQueue.open({ ...(workerUrl !== undefined && { url: workerUrl }), ...(replicaUrl !== undefined && { replicaUrl }) });
 const waited: number[] = [];
-const worker = queue.work(async (job) => void waited.push(wallClockMs() - (job.payload as { sentAt: number }).sentAt), { concurrency: 10 });
+const lightClaimPauseMs = process.env.BENCH_LIGHT_CLAIM_PAUSE_MS;
+const worker = queue.work(async (job) => void waited.push(wallClockMs() - (job.payload as { sentAt: number }).sentAt), {
+  concurrency: 10,
+  ...(lightClaimPauseMs !== undefined && { lightClaimPauseMs: Number(lightClaimPauseMs) }),
+});
 if (rate === undefined) await sleep(seconds * 1000);
 else {
   const producer = await JobQueue.open();

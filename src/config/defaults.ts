@@ -39,6 +39,14 @@ export const DEFAULTS = {
    * enqueued in the worker's own process wake it at once.
    */
   pollIntervalMs: 20,
+  /**
+   * How long a worker waits after a claim that took only a few jobs (under a quarter of those it
+   * had room for), so that jobs arriving one at a time are claimed several per claim instead of a
+   * claim (a COMMIT) each, which held up the producers (no wait, 3, 4 and 5 ms measured in
+   * docs/performance.md, "The path your own code takes"). 0 starts such jobs sooner, at the
+   * server's CPU (docs/library.md, "When a new job starts").
+   */
+  lightClaimPauseMs: 4,
   /** Worker processes of `jobq work`: 1 runs in the command's own process. */
   processes: 1,
   /** A replica further behind than this is not read: candidates come from the primary. */

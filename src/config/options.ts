@@ -42,6 +42,15 @@ export const OPTIONS = declare({
   maxAttempts: { name: 'maxAttempts', flags: '--max-attempts <n>', help: 'handler failures per job before it goes to failed', min: 1, max: 1000, integer: true, default: DEFAULTS.maxAttempts },
   maxSnoozes: { name: 'maxSnoozes', flags: '--max-snoozes <n>', help: 'times a handler may put its job off (job.snooze) before it goes to failed', min: 0, max: 32_767, integer: true, default: DEFAULTS.maxSnoozes },
   pollIntervalMs: { name: 'pollIntervalMs', flags: '--poll-interval-ms <ms>', help: 'the longest an idle worker waits before it looks at an empty queue again', min: 1, max: 60_000, integer: true, default: DEFAULTS.pollIntervalMs },
+  lightClaimPauseMs: {
+    name: 'lightClaimPauseMs',
+    flags: '--light-claim-pause-ms <ms>',
+    help: 'after a claim that took only a few jobs, wait this long before the next, gathering jobs that arrive one at a time (0: claim again at once: jobs start sooner, the server works harder)',
+    min: 0,
+    max: 1000,
+    integer: true,
+    default: DEFAULTS.lightClaimPauseMs,
+  },
   retryDelayMs: { name: 'retryDelayMs', flags: '--retry-delay-ms <ms>', help: 'wait before the first retry of a failed job; doubles per attempt', min: 0, max: 3_600_000, integer: true, default: DEFAULTS.retryDelayMs },
   timeoutMs: {
     name: 'timeoutMs',

@@ -123,14 +123,6 @@ const CLAIM_LOOPS = 2;
 /** How long a worker's extra claim loop stays out after finding every lane taken, or few jobs. */
 const EXTRA_LOOP_PAUSE_MS = 500;
 
-/**
- * How long the first claim loop waits after a turn that brought only a few jobs, so that jobs
- * arriving one at a time are claimed several per turn instead of a turn (a COMMIT) each, which
- * held up the producers (no wait, 3, 4 and 5 ms measured in docs/performance.md, "The path your
- * own code takes").
- */
-const LIGHT_CLAIM_PAUSE_MS = 4;
-
 /** After `stop({ timeoutMs })`, their own timeout or a cancel aborted them, handlers get this long to return before they are given up on. */
 const ABORT_GRACE_MS = 1000;
 
@@ -231,7 +223,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
         // An enqueue wakes the first loop only: one turn takes what it enqueued.
         const loopSettings =
           i === 0
-            ? { ...settings, pauseAfterLightClaimMs: LIGHT_CLAIM_PAUSE_MS, wakeUps }
+            ? { ...settings, pauseAfterLightClaimMs: this.options.lightClaimPauseMs, wakeUps }
             : { ...settings, pauseWhenLanesBusyMs: EXTRA_LOOP_PAUSE_MS, pauseAfterLightClaimMs: EXTRA_LOOP_PAUSE_MS };
         const loop: ClaimLoop = new ClaimLoop(db, context.quotedTable, loopSettings, gate, this.sinkFor(() => loop), (result) => {
           if (this.suspect !== undefined) this.startJobs();

@@ -8,8 +8,8 @@ import { timeoutArgument } from '../../src/cli/options.js';
 import { InvalidArgumentError } from 'commander';
 
 test('options left out take their defaults from DEFAULTS', () => {
-  const { concurrency, batchSize, leaseSeconds, maxAttempts, maxSnoozes, retryDelayMs, keepDone, keepResults, once, pollIntervalMs } = DEFAULTS;
-  assert.deepEqual(resolveWorkerOptions(), { concurrency, batchSize, leaseSeconds, maxAttempts, maxSnoozes, retryDelayMs, keepDone, keepResults, once, pollIntervalMs, timeoutMs: {} });
+  const { concurrency, batchSize, leaseSeconds, maxAttempts, maxSnoozes, retryDelayMs, keepDone, keepResults, once, pollIntervalMs, lightClaimPauseMs } = DEFAULTS;
+  assert.deepEqual(resolveWorkerOptions(), { concurrency, batchSize, leaseSeconds, maxAttempts, maxSnoozes, retryDelayMs, keepDone, keepResults, once, pollIntervalMs, lightClaimPauseMs, timeoutMs: {} });
   assert.equal(resolveWorkerOptions({ batchSize: 7 }).batchSize, 7);
 });
 
@@ -22,6 +22,8 @@ test('a bad value is one usage error naming the option, the range and the value'
   refused({ maxAttempts: 0 }, 'maxAttempts must be a whole number from 1 to 1000, not 0');
   refused({ retryDelayMs: -1 }, 'retryDelayMs must be a whole number from 0 to 3600000, not -1');
   refused({ pollIntervalMs: 0 }, 'pollIntervalMs must be a whole number from 1 to 60000, not 0');
+  refused({ lightClaimPauseMs: -1 }, 'lightClaimPauseMs must be a whole number from 0 to 1000, not -1');
+  assert.equal(resolveWorkerOptions({ lightClaimPauseMs: 0 }).lightClaimPauseMs, 0, '0: claim again at once');
   refused({ leaseSeconds: 0.2 }, 'leaseSeconds must be a number of seconds from 1 to 86400, not 0.2');
   refused({ leaseSeconds: Number.NaN }, 'leaseSeconds must be a number of seconds from 1 to 86400, not null');
   refused({ timeoutMs: 0 }, 'timeoutMs must be a whole number from 1 to 2147483647, not 0');

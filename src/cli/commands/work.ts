@@ -25,6 +25,7 @@ interface WorkOptions extends ConnectionOptions {
   maxSnoozes: number;
   retryDelayMs: number;
   pollIntervalMs: number;
+  lightClaimPauseMs: number;
   keepDone?: boolean;
   keepResults?: boolean;
   timeout?: Record<string, number>;
@@ -47,6 +48,7 @@ export function registerWork(program: Command): void {
     .addOption(optionFor(OPTIONS.maxSnoozes))
     .addOption(optionFor(OPTIONS.retryDelayMs))
     .addOption(optionFor(OPTIONS.pollIntervalMs))
+    .addOption(optionFor(OPTIONS.lightClaimPauseMs))
     .option('--keep-done', 'mark finished jobs done instead of deleting them')
     .option('--keep-results', "keep jobs whose handler returned a value as done, with it (for `jobq job ID`); prune removes them")
     .addOption(new Option(OPTIONS.timeoutMs.flags, OPTIONS.timeoutMs.help).argParser(timeoutArgument))
@@ -93,6 +95,7 @@ Examples:
         maxSnoozes: options.maxSnoozes,
         retryDelayMs: options.retryDelayMs,
         pollIntervalMs: options.pollIntervalMs,
+        lightClaimPauseMs: options.lightClaimPauseMs,
         keepDone: options.keepDone ?? false,
         keepResults: options.keepResults ?? false,
         once: options.once ?? false,
