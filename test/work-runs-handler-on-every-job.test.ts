@@ -15,7 +15,7 @@ const db = databaseForTests(async (db) => {
 /** Pipes `input` into `jobq enqueue --stdin`. */
 const enqueueStdin = (input: string) => runCli(['enqueue', '--stdin', '--database-url', db.url], {}, input);
 
-test('enqueue --stdin 20,000 lines, then work --processes 4 --once: the handler sees every id exactly once', async () => {
+test('enqueue --stdin 20,000 lines, then work --processes 4 --once --light-claim-pause-ms 0: the handler sees every id exactly once', async () => {
   const lines = Array.from({ length: 20_000 }, (_, i) => JSON.stringify({ kind: i % 2 ? 'odd' : 'even', payload: { n: i } })).join('\n');
   const queued = await enqueueStdin(`${lines}\n`);
   assert.equal(queued.code, 0, queued.stderr);
@@ -25,7 +25,7 @@ test('enqueue --stdin 20,000 lines, then work --processes 4 --once: the handler 
   assert.equal(ids.length, 20_000);
   assert.deepEqual([ids[0], ids.at(-1)], [Number(range[1]), Number(range[2])]);
 
-  const work = await runCli(['work', '--handler', HANDLER, '--processes', '4', '--once', '--database-url', db.url], {
+  const work = await runCli(['work', '--handler', HANDLER, '--processes', '4', '--once', '--light-claim-pause-ms', '0', '--database-url', db.url], {
     JOBQ_DATABASE_URL: db.url,
   });
   assert.equal(work.code, 0, work.stderr);
