@@ -553,29 +553,36 @@ async function enqueueToStart(): Promise<Result[]> {
  * (jobs produced a second, and how long they waited to start).
  */
 async function lightClaimPause(): Promise<Result[]> {
-  const atFullSpeed = (lightClaimPauseMs: number) => async (): Promise<Result> => {
-    await prefillJobq(0);
-    const producer = [NODE_SCRIPT('enqueue-loop.js'), 'jobq', String(STEADY_AB_SECONDS)];
-    const before = await readServerCounters(admin);
-    const run = await timedProcesses([producer, producer, [NODE_SCRIPT('steady-consumer.js'), String(STEADY_AB_SECONDS + 2)]], { BENCH_LIGHT_CLAIM_PAUSE_MS: String(lightClaimPauseMs) });
-    const after = await readServerCounters(admin);
-    const produced = run.outputs.slice(0, 2).reduce((sum, out) => sum + (JSON.parse(out) as { count: number }).count, 0);
-    const consumer = JSON.parse(run.outputs[2]!) as { p50: number; p95: number; p99: number };
-    return {
-      scenario: '',
-      consumers: 10,
-      jobs: produced,
-      jobsPerSecond: Math.round(produced / STEADY_AB_SECONDS),
-      ...delta(before, after, STEADY_AB_SECONDS + 2),
-      extra: { enqueueToStartP50ms: consumer.p50, enqueueToStartP95ms: consumer.p95, enqueueToStartP99ms: consumer.p99 },
-    };
-  };
   const runs: Record<string, () => Promise<Result>> = {};
   for (const ms of [DEFAULTS.lightClaimPauseMs, 0]) {
     runs[`latency-1000-pause-${ms}`] = () => enqueueToStartRun('', 1000, { lightClaimPauseMs: ms });
-    runs[`steady-user-pause-${ms}`] = atFullSpeed(ms);
+    runs[`steady-user-pause-${ms}`] = () => producersAtFullSpeed({ lightClaimPauseMs: ms });
   }
   return alternating(runs);
+}
+
+/**
+ * Two processes calling enqueue() one job at a time as fast as they can for STEADY_AB_SECONDS
+ * while one queue.work process consumes, with the build in `root`: jobs produced a second, and
+ * how long they waited from enqueue() to their handler's start.
+ */
+async function producersAtFullSpeed({ root = ROOT, Queue = JobQueue, lightClaimPauseMs }: { root?: string; Queue?: typeof JobQueue; lightClaimPauseMs?: number } = {}): Promise<Result> {
+  await prefillJobq(0, { Queue });
+  const producer = [NODE_SCRIPT('enqueue-loop.js', root), 'jobq', String(STEADY_AB_SECONDS)];
+  const env: Record<string, string> = lightClaimPauseMs === undefined ? {} : { BENCH_LIGHT_CLAIM_PAUSE_MS: String(lightClaimPauseMs) };
+  const before = await readServerCounters(admin);
+  const run = await timedProcesses([producer, producer, [NODE_SCRIPT('steady-consumer.js', root), String(STEADY_AB_SECONDS + 2)]], env);
+  const after = await readServerCounters(admin);
+  const produced = run.outputs.slice(0, 2).reduce((sum, out) => sum + (JSON.parse(out) as { count: number }).count, 0);
+  const consumer = JSON.parse(run.outputs[2]!) as { p50: number; p95: number; p99: number };
+  return {
+    scenario: '',
+    consumers: 10,
+    jobs: produced,
+    jobsPerSecond: Math.round(produced / STEADY_AB_SECONDS),
+    ...delta(before, after, STEADY_AB_SECONDS + 2),
+    extra: { enqueueToStartP50ms: consumer.p50, enqueueToStartP95ms: consumer.p95, enqueueToStartP99ms: consumer.p99 },
+  };
 }
 
 /**
@@ -719,13 +726,7 @@ function userPathDrains(root: string, Queue: typeof JobQueue): Record<string, ()
       const serverCpuMsPerSecond = Math.round((10_000 * (after.cpuSeconds - before.cpuSeconds)) / IDLE_AB_SECONDS) / 10;
       return { scenario: '', consumers: 10, jobs: 0, jobsPerSecond: 0, deadlocks: 0, lockWaits: 0, serverCpuPercent: 0, extra: { serverCpuMsPerSecond } };
     },
-    'steady-user': async () => {
-      await prefillJobq(0, { Queue });
-      const producer = [NODE_SCRIPT('enqueue-loop.js', root), 'jobq', String(STEADY_AB_SECONDS)];
-      const run = await timedProcesses([producer, producer, [NODE_SCRIPT('steady-consumer.js', root), String(STEADY_AB_SECONDS + 2)]]);
-      const produced = run.outputs.slice(0, 2).reduce((sum, out) => sum + (JSON.parse(out) as { count: number }).count, 0);
-      return { scenario: '', consumers: 10, jobs: produced, jobsPerSecond: Math.round(produced / STEADY_AB_SECONDS), deadlocks: 0, lockWaits: 0, serverCpuPercent: 0 };
-    },
+    'steady-user': () => producersAtFullSpeed({ root, Queue }),
   };
 }
 
