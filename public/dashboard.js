@@ -73,11 +73,11 @@ async function refresh() {
   document.getElementById('oldest').textContent = seconds(stats.headAgeSeconds);
   // A limit on every kind together: a row of its own, with the whole table's counts.
   const sum = (of) => stats.byKind.reduce((total, k) => total + of(k), 0);
-  const everyKind = stats.everyKindLimit === null ? [] : [{ kind: '*', counts: stats.counts, delayed: sum((k) => k.delayed), totals: { completed: sum((k) => k.totals.completed) }, paused: false, limit: stats.everyKindLimit, everyKind: true }];
+  const everyKind = stats.everyKindLimit === null ? [] : [{ kind: '*', counts: stats.counts, totals: { completed: sum((k) => k.totals.completed) }, paused: false, limit: stats.everyKindLimit, everyKind: true }];
   fill('kinds', [...everyKind, ...stats.byKind], (tr, k) => {
     const kind = k.kind ?? '(none)';
     tr.dataset.kind = kind;
-    for (const value of [k.everyKind ? '* (every kind)' : kind, k.counts.unclaimed - k.delayed, k.delayed, k.counts.claimed, k.counts.failed, k.counts.done, k.counts.cancelled, k.totals.completed, k.paused ? 'yes' : '', limitText(k.limit)]) cell(tr, value);
+    for (const value of [k.everyKind ? '* (every kind)' : kind, k.counts.unclaimed, k.counts.scheduled, k.counts.claimed, k.counts.failed, k.counts.done, k.counts.cancelled, k.totals.completed, k.paused ? 'yes' : '', limitText(k.limit)]) cell(tr, value);
     const actions = cell(tr, '');
     if (k.kind !== null && !k.everyKind) button(actions, k.paused ? 'Resume' : 'Pause', () => post(k.paused ? '/api/resume' : '/api/pause', { kind: k.kind }).catch(alertError));
     if (k.limit !== null) button(actions, 'Lift limit', () => post('/api/limit/remove', { kind: k.kind }).catch(limitError));
@@ -150,7 +150,7 @@ async function refreshJob() {
     ['snoozes', job.snoozes],
     ['key', job.key ?? job.uniqueKey ?? ''],
     ['queued', when(job.createdAt)],
-    [job.status === 'unclaimed' ? 'due' : job.status === 'claimed' ? 'lease ends' : 'ended', when(job.runAfter)],
+    [job.status === 'unclaimed' || job.status === 'scheduled' ? 'due' : job.status === 'claimed' ? 'lease ends' : 'ended', when(job.runAfter)],
     ['owner', job.ownerId ?? ''],
     ['lease left', job.leaseLeftSeconds === null ? '' : `${job.leaseLeftSeconds.toFixed(1)} s`],
     ['progress', job.progress === null ? '' : text(job.progress)],

@@ -3,6 +3,11 @@ import { test } from 'node:test';
 import { queueForTests } from './helpers/queue-fixtures.js';
 import { runCli } from './helpers/run-cli.js';
 import { waitUntil } from './helpers/wait.js';
+import { claimTurn } from '../src/claim/turn.js';
+import { TotalsTally } from '../src/claim/running-totals.js';
+import { parseDatabaseUrl } from '../src/config/database-url.js';
+import { quoteIdentifier } from '../src/config/identifiers.js';
+import { Database } from '../src/db/database.js';
 
 const context = queueForTests();
 
@@ -21,7 +26,8 @@ test('a delayed job is not handed out before its time, then it is', async () => 
 
   assert.equal((await context.queue.claim({ batchSize: 10 })).jobs.length, 0, 'not claimable by oldest-first');
   assert.equal((await context.queue.claim({ batchSize: 10, kinds: ['later'] })).jobs.length, 0, 'not claimable by kind');
-  assert.equal((await context.queue.stats()).counts.unclaimed, 1);
+  const { counts } = await context.queue.stats();
+  assert.deepEqual([counts.unclaimed, counts.scheduled], [0, 1]);
 
   const { claim, afterMs } = await firstClaimWithJobs(startedAt, ['later']);
   assert.ok(afterMs >= 2000, `handed out ${Math.round(afterMs)} ms after the enqueue began, not after 2 s`);
@@ -38,4 +44,53 @@ test('runAfter in the API delays by the time left', async () => {
   assert.ok(afterMs >= 995, `handed out ${Math.round(afterMs)} ms after runAfter was set 1 s ahead`);
   assert.deepEqual(claim.jobs.map((job) => job.payload), ['soon']);
   await context.queue.complete(claim);
+});
+
+test('claims read past no job due later: scheduled jobs are read only once due, and a turn makes them waiting for the next', async () => {
+  const { queue, db } = context;
+  // 4,000 jobs due in an hour, at four priorities, half of them of a kind; 3 due now.
+  await queue.enqueueMany(Array.from({ length: 4000 }, (_, n) => ({ ...(n % 2 === 0 && { kind: 'later' }), priority: n % 4, delaySeconds: 3600 })));
+  const due = [await queue.enqueue({ kind: 'later' }), await queue.enqueue({ priority: 3 }), await queue.enqueue({})];
+  const statuses = async () => Object.fromEntries((await db.rows<{ status: string; n: number }>('SELECT status, COUNT(*) AS n FROM jobs GROUP BY status')).map((row) => [row.status, Number(row.n)]));
+  assert.deepEqual(await statuses(), { scheduled: 4000, unclaimed: 3 });
+  const stats = await queue.stats();
+  assert.deepEqual([stats.counts.unclaimed, stats.counts.scheduled], [3, 4000]);
+
+  const claimer = await Database.open({ settings: parseDatabaseUrl(db.url) });
+  try {
+    const reads = async () => (await claimer.query<Array<{ Value: string }>>("SHOW SESSION STATUS LIKE 'Handler_read%'")).reduce((sum, row) => sum + Number(row.Value), 0);
+    /** A claim turn, and the index entries and rows it read (less those of a read of the counters themselves). */
+    const turn = async (kinds?: string[]) => {
+      const first = await reads();
+      const before = await reads();
+      const result = await claimTurn(claimer, quoteIdentifier('jobs'), {
+        claim: { batchSize: 10, leaseSeconds: 60, ownerId: 1, ...(kinds !== undefined && { kinds }) },
+        totals: { queue: 'jobs', pending: new TotalsTally(), flush: true },
+      });
+      return { result, read: (await reads()) - before - (before - first) };
+    };
+    const whole = await turn();
+    assert.deepEqual(whole.result.claim.jobs.map((job) => job.id).sort(), [...due].sort());
+    assert.ok(whole.read < 100, `a claim of the whole queue read ${whole.read} entries beside 4,000 jobs due later`);
+    for (const kinds of [undefined, ['later']]) {
+      const idle = await turn(kinds);
+      assert.equal(idle.result.claim.jobs.length, 0);
+      assert.ok(idle.read < 100, `an empty claim (${kinds ?? 'whole queue'}) read ${idle.read} entries beside 4,000 jobs due later`);
+    }
+
+    // Five come due: the next turn makes them waiting, the one after claims them.
+    const comeDue = (await db.rows<{ id: number }>("SELECT id FROM jobs WHERE status = 'scheduled' ORDER BY id DESC LIMIT 5")).map((row) => Number(row.id));
+    await db.admin.query('UPDATE jobs SET run_after = NOW(6) - INTERVAL 1 SECOND WHERE id IN (?)', [comeDue]);
+    assert.equal(await queue.hasPendingWork(), true, 'scheduled jobs come due are work to do');
+    const promoting = await turn();
+    assert.equal(promoting.result.promoted, 5);
+    assert.deepEqual(await statuses(), { scheduled: 3995, unclaimed: 5, claimed: 3 });
+    const claiming = await turn();
+    assert.deepEqual(claiming.result.claim.jobs.map((job) => job.id).sort(), [...comeDue].sort());
+    assert.ok(claiming.read < 100, `read ${claiming.read} entries`);
+  } finally {
+    await claimer.close();
+  }
+  await db.admin.query('DELETE FROM jobs');
+  await queue.recount();
 });

@@ -182,7 +182,7 @@ test('every path that makes, moves or removes a waiting job keeps the count of w
   assert.equal((await db.rows("SELECT id FROM jobq_new_jobs WHERE queue = 'jobs'")).length, 0, 'the rows of new jobs folded');
   assert.equal(await uncounted(), 0, 'the jobs not counted yet folded');
   await assertKept('a fold');
-  assert.equal(stats.byKind.find((entry) => entry.kind === 'report')?.delayed, 1);
+  assert.equal(stats.byKind.find((entry) => entry.kind === 'report')?.counts.scheduled, 1);
   await db.admin.query("UPDATE jobs SET status = 'done' WHERE kind = 'sms'");
   await queue.recount();
   await assertKept('a recount');

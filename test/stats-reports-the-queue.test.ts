@@ -33,8 +33,8 @@ test('stats prints every status, the total, the head age and claims per owner', 
   assert.match(lines[8]!, /^oldest unclaimed job: \d+\.\d\d s old$/);
   assert.equal(lines[9], 'claimed per owner: consumer 3: 2');
   assert.deepEqual(lines.slice(10, 12), [
-    '| kind   | waiting | delayed | running |  failed |    done | cancelled |  paused |',
-    '| (none) |       2 |       0 |       2 |       0 |       1 |         0 |         |',
+    '| kind   | waiting | scheduled | running |  failed |    done | cancelled |  paused |',
+    '| (none) |       2 |         0 |       2 |       0 |       1 |         0 |         |',
   ]);
   assert.match(lines[12]!, /^server: \d+\.\d+\.\d+\S*, default isolation [A-Z-]+ \(jobq uses READ-COMMITTED\), binlog (off|[A-Z]+)$/);
 });
@@ -44,11 +44,11 @@ test('stats --json prints one object with stable keys', async () => {
   assert.equal(result.code, 0, result.stderr);
   const stats = JSON.parse(result.stdout);
   assert.deepEqual(Object.keys(stats), ['database', 'table', 'counts', 'total', 'byKind', 'everyKindLimit', 'oldestUnclaimedAgeSeconds', 'claimedByOwner', 'pausedKinds', 'skippedSchedules', 'partitions', 'partitionedBy', 'completedPerSecond', 'server']);
-  assert.deepEqual(stats.byKind, [{ kind: null, counts: { unclaimed: 2, claimed: 2, done: 1, failed: 0, cancelled: 0 }, delayed: 0, paused: false, limit: null, nextScheduledAt: null, totals: { completed: 0, failed: 0, retried: 0 } }]);
+  assert.deepEqual(stats.byKind, [{ kind: null, counts: { unclaimed: 2, claimed: 2, done: 1, failed: 0, cancelled: 0, scheduled: 0 }, paused: false, limit: null, nextScheduledAt: null, totals: { completed: 0, failed: 0, retried: 0 } }]);
   assert.deepEqual(stats.pausedKinds, []);
   assert.equal(stats.completedPerSecond, null);
   assert.deepEqual(Object.keys(stats.server), ['version', 'isolationLevel', 'binlogFormat', 'binlogEnabled']);
-  assert.deepEqual(stats.counts, { unclaimed: 2, claimed: 2, done: 1, failed: 0, cancelled: 0 });
+  assert.deepEqual(stats.counts, { unclaimed: 2, claimed: 2, done: 1, failed: 0, cancelled: 0, scheduled: 0 });
   assert.equal(stats.total, 5);
   assert.equal(typeof stats.oldestUnclaimedAgeSeconds, 'number');
   assert.deepEqual(stats.claimedByOwner, [{ ownerId: 3, count: 2, expiredLeases: 0 }]);

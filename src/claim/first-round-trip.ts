@@ -8,6 +8,7 @@ import type { CandidateRow, Lane, TakenLane } from './sql/claim.js';
 import * as laneSql from './sql/lanes.js';
 import * as limitSql from './sql/limits.js';
 import * as pauseSql from './sql/pause.js';
+import * as scheduledSql from './sql/scheduled.js';
 import type { TurnRequest } from './turn-request.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
 
@@ -21,11 +22,13 @@ export interface FirstRoundTrip {
   rules: KindRules | undefined;
   /** The candidates of the lane held; undefined when they were read for another lane and must be read again. */
   candidates: Candidate[] | undefined;
+  /** Scheduled jobs that have come due, locked for the turn to make waiting (sql/scheduled.ts). */
+  due: number[];
 }
 
 /**
  * The first round trip of a claim turn: START TRANSACTION; [lock a lane row;] [the rules on kinds;]
- * the candidates of the lane. The candidate read goes to the replica
+ * scheduled jobs come due; the candidates of the lane. The candidate read goes to the replica
  * instead when there is one, at the same time. It reads the lane the round trip takes, unless the
  * read goes to a replica or names the lane's partitions: then it reads the lane tried first, which
  * holds only if that one was free at once.
@@ -36,6 +39,7 @@ export async function firstRoundTrip(tx: Transaction, table: QuotedIdentifier, r
   const at = (statement: Statement) => statements.push(statement) - 1;
   const lanes = laneRow === undefined ? undefined : takeLane(laneRow, at);
   const ruled = rules?.refresh === true ? readRules(table, rules, request, at) : undefined;
+  const dueAt = at([scheduledSql.DUE_SCHEDULED_SQL(table), [request.claim.batchSize]]);
   const readsTakenLane = laneRow !== undefined && reader.source === undefined && !claimSql.lanesArePartitions(laneRow.lanes, request.partitions);
   const guessed = laneRow === undefined ? givenLane(request) : inPartitions(laneRow.first, laneRow.lanes, request);
   const laneRead = reader.laneRead(readsTakenLane ? { taken: true, count: laneRow!.lanes } satisfies TakenLane : guessed);
@@ -53,6 +57,7 @@ export async function firstRoundTrip(tx: Transaction, table: QuotedIdentifier, r
     waitedForLane,
     rules: ruled === undefined ? rules : ruled(results),
     candidates: guessHeld ? await reader.ordered(rows, laneRead?.probedBelow) : undefined,
+    due: (results[dueAt] as Array<{ id: number }>).map((row) => Number(row.id)),
   };
 }
 

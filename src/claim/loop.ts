@@ -317,6 +317,8 @@ export class ClaimLoop {
         laneLeastUrgent: this.laneLeastUrgent,
       });
       this.counted(result, settle);
+      // Jobs that came due are waiting now, in any lane: the next turn reads the whole queue at once.
+      if (result.promoted !== undefined) this.enqueuedSince = true;
       lane = result.lane;
       this.laneLeastUrgent = result.laneLeastUrgent ?? this.laneLeastUrgent;
       if (refresh && result.rules !== undefined) {

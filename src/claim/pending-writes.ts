@@ -145,7 +145,7 @@ export function failure(table: QuotedIdentifier, claim: Claim, ids: readonly num
   // As FAIL_OWNED_SQL computes it from the row's attempts, which the claim read.
   const retryInMs = (job: ClaimedJob) => Math.min(policy.retryDelayMs * 2 ** (job.attempts - 1), completeSql.MAX_RETRY_DELAY_MS);
   return splitBy(claim, ids, (job) => `${failsForGood(job) ? 'failed' : 'retried'}:${job.kind ?? ''}`).map(({ job, ids: part }) => ({
-    statement: [completeSql.FAIL_OWNED_SQL(table), [policy.maxAttempts, policy.maxAttempts, Math.round(policy.retryDelayMs * 1000), errorText(error), errorText(error), stackText(error), part, claim.token]],
+    statement: [completeSql.FAIL_OWNED_SQL(table), [policy.maxAttempts, Math.round(policy.retryDelayMs * 1000), policy.maxAttempts, errorText(error), errorText(error), stackText(error), part, claim.token]],
     token: claim.token,
     ids: part,
     counted: true,

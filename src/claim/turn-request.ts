@@ -65,4 +65,6 @@ export interface TurnResult extends SettleResult {
   claimCount: ClaimCount;
   /** Why limited kinds gave the claim less than its room, if they did. */
   heldBack?: HeldBack;
+  /** Scheduled jobs that came due and are waiting now (sql/scheduled.ts): the next turn may claim them. */
+  promoted?: number;
 }

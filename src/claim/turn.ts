@@ -5,6 +5,8 @@ import { checkClaimOptions } from './check-options.js';
 import { TurnCommit } from './commit.js';
 import { firstRoundTrip } from './first-round-trip.js';
 import { takeInTurn } from './candidate-order.js';
+import * as scheduledSql from './sql/scheduled.js';
+import type { Statement } from '../db/transaction.js';
 import { lockCandidates, markStatements } from './lock.js';
 import { claimScope } from './kind-rules.js';
 import { GroupRotation } from './fair-share.js';
@@ -17,9 +19,9 @@ import type { QuotedIdentifier } from '../config/identifiers.js';
 
 /**
  * One claim turn, in one transaction and one commit:
- *   1. START TRANSACTION; [lock a lane row;] [paused kinds;] candidates of the lane
+ *   1. START TRANSACTION; [lock a lane row;] [paused kinds;] scheduled jobs come due; candidates of the lane
  *   2. lock candidates FOR UPDATE SKIP LOCKED
- *   3. mark failed; mark claimed; settle statements; [running totals;] COMMIT
+ *   3. mark failed; mark claimed; [make the due scheduled jobs waiting;] settle statements; [running totals;] COMMIT
  * Three round trips per batch, where the article used six and two commits. The candidate read
  * takes no locks at READ COMMITTED. More reads only when needed: the lane taken was not the one
  * read, jobs more urgent than the lane's wait elsewhere, or the lane was empty (another lane's
@@ -35,6 +37,8 @@ export async function claimTurn(db: Database, table: QuotedIdentifier, request: 
     const reader = new CandidateReader(tx, table, claimScope(request.claim, request.rules), batchSize, request);
     const first = await firstRoundTrip(tx, table, request, reader);
     const { lane, rules } = first;
+    // Due scheduled jobs become waiting with this turn's COMMIT, for the next turn to claim.
+    const promote: Statement[] = first.due.length === 0 ? [] : [[scheduledSql.PROMOTE_SQL(table), [first.due]]];
     const counters = turn.counterRow(lane?.index);
     let found = first.candidates ?? (await reader.ofLane(lane));
     if (found.length === 0 && lane !== undefined && lane.count > 1) found = await reader.stale();
@@ -60,16 +64,17 @@ export async function claimTurn(db: Database, table: QuotedIdentifier, request: 
       ...(rules !== undefined && { rules }),
       ...(reader.laneLeastUrgent !== undefined && { laneLeastUrgent: reader.laneLeastUrgent }),
       ...(heldBack !== undefined && { heldBack }),
+      ...(promote.length > 0 && { promoted: first.due.length }),
     });
     const nothingClaimed = async (claimCount: TurnResult['claimCount'], candidates: number) =>
-      result(claimCount, { token, jobs: [], candidates, failedIds: [] }, (await turn.commit(tx, counters, claimCount)).settlement);
+      result(claimCount, { token, jobs: [], candidates, failedIds: [] }, (await turn.commit(tx, counters, claimCount, { jobs: [], writes: promote, failedIds: [], candidates })).settlement);
     if (found.length === 0) return nothingClaimed('none', 0);
     const locked = await lockCandidates(tx, table, found, rules, apart.ids);
     if (locked.jobs.length === 0 && locked.exhausted.length === 0) return nothingClaimed(locked.candidates > 0 ? 'empty' : 'none', locked.candidates);
     // The rates' log after the claim's UPDATE: a claim is logged no earlier than its jobs' owner_date,
     // however long the statements between take on a loaded server.
     const marks = markStatements(table, locked, { ownerId, token, leaseMicroseconds }, counters);
-    const writes = [...marks, ...limitWrites(rules?.queue ?? '', [...spentApart(apart, locked.jobs), ...spentUnderTableLimit(tableLimit, locked.jobs)])];
+    const writes = [...marks, ...limitWrites(rules?.queue ?? '', [...spentApart(apart, locked.jobs), ...spentUnderTableLimit(tableLimit, locked.jobs)]), ...promote];
     const failedIds = locked.exhausted.map((job) => job.id);
     const claim = { jobs: locked.jobs, failedIds, candidates: locked.candidates, writes };
     if (db.galera !== undefined && locked.jobs.length > 0) {

@@ -144,14 +144,14 @@ export function statsLines(stats: QueueStats, context: StatsContext): string[] {
   if (kinds.length > 0) {
     // The limit column only when a kind has one: `3` at most running at once, `1/group` of each group.
     const limited = kinds.some((entry) => entry.limit !== null);
-    const columns = ['waiting', 'delayed', 'running', 'failed', 'done', 'cancelled', 'paused', ...(limited ? ['limit'] : [])];
+    const columns = ['waiting', 'scheduled', 'running', 'failed', 'done', 'cancelled', 'paused', ...(limited ? ['limit'] : [])];
     const scheduled = kinds.some((entry) => entry.nextScheduledAt !== null);
     const nextTick = (at: Date | null) => (scheduled ? ` ${(at?.toISOString() ?? '').padEnd(24)} |` : '');
     const limitWidth = Math.max(7, ...kinds.map((entry) => limitCell(entry.limit).length));
     const width = (column: number) => (columns[column] === 'limit' ? limitWidth : Math.max(7, columns[column]!.length));
     lines.push(`| ${'kind'.padEnd(kindWidth)} | ${columns.map((column, i) => column.padStart(width(i))).join(' | ')} |${scheduled ? ` ${'next schedule (UTC)'.padEnd(24)} |` : ''}`);
-    for (const { kind, counts, delayed, paused, limit, nextScheduledAt } of kinds) {
-      const cells = [...[counts.unclaimed - delayed, delayed, counts.claimed, counts.failed, counts.done, counts.cancelled].map(String), paused ? 'yes' : '', ...(limited ? [limitCell(limit)] : [])];
+    for (const { kind, counts, paused, limit, nextScheduledAt } of kinds) {
+      const cells = [...[counts.unclaimed, counts.scheduled, counts.claimed, counts.failed, counts.done, counts.cancelled].map(String), paused ? 'yes' : '', ...(limited ? [limitCell(limit)] : [])];
       lines.push(`| ${(kind ?? '(none)').padEnd(kindWidth)} | ${cells.map((cell, i) => cell.padStart(width(i))).join(' | ')} |${nextTick(nextScheduledAt)}`);
     }
   }

@@ -80,7 +80,7 @@ function drawProgress(queue: JobQueue, supervisor: Supervisor): () => void {
   if (!line.shown) return () => undefined;
   let waiting: number | undefined;
   queue.stats().then(
-    (stats) => (waiting = stats.counts.unclaimed + stats.counts.claimed),
+    (stats) => (waiting = stats.counts.unclaimed + stats.counts.scheduled + stats.counts.claimed),
     () => undefined,
   );
   const timer = setInterval(() => {

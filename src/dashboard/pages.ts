@@ -46,7 +46,7 @@ export function dashboardPage(csrf: string, where: string): string {
 </section>
 <section class="wide"><h2>Kinds</h2>
 <ul id="skipped-schedules" class="error"></ul>
-<table id="kinds"><thead><tr><th>kind</th><th>waiting</th><th>delayed</th><th>running</th><th>failed</th><th>done</th><th>cancelled</th><th>completed (total)</th><th>paused</th><th>limit</th><th></th></tr></thead><tbody></tbody></table>
+<table id="kinds"><thead><tr><th>kind</th><th>waiting</th><th>scheduled</th><th>running</th><th>failed</th><th>done</th><th>cancelled</th><th>completed (total)</th><th>paused</th><th>limit</th><th></th></tr></thead><tbody></tbody></table>
 <form id="limit"><label>Kind <input id="limit-kind" required placeholder="email, or * for every kind"></label>
 <label>Running at once <input id="limit-concurrency" inputmode="numeric" placeholder="10"></label>
 <label>per group <input id="limit-group-concurrency" inputmode="numeric" placeholder="1"></label>

@@ -32,7 +32,7 @@ interface LockedJob {
 /** The kept count a job of this status is in before it is cancelled; none for claimed jobs (and waiting ones not counted yet). */
 function countBefore(row: LockedJob): KeptCount | undefined {
   if (row.status === 'failed') return 'failed_jobs';
-  if (row.status === 'unclaimed' && Number(row.uncounted) !== 1) return 'waiting_jobs';
+  if ((row.status === 'unclaimed' || row.status === 'scheduled') && Number(row.uncounted) !== 1) return 'waiting_jobs';
   return undefined;
 }
 
@@ -49,7 +49,7 @@ export async function cancelJobs(db: Database, table: { name: string; quoted: Qu
     const { found, running } = await db.transaction(async (tx) => {
       const [found] = (await tx.run([cancelSql.LOCK_JOBS_SQL(table.quoted), [chunk]])) as [LockedJob[]];
       const running = found.filter((row) => row.status === 'claimed' && Number(row.lease_left_us) > 0);
-      const ending = found.filter((row) => ['unclaimed', 'failed', 'claimed'].includes(row.status) && !running.includes(row));
+      const ending = found.filter((row) => ['unclaimed', 'scheduled', 'failed', 'claimed'].includes(row.status) && !running.includes(row));
       const moved = new KeptDeltas();
       for (const row of ending) {
         const before = countBefore(row);

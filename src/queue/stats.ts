@@ -34,12 +34,11 @@ export async function readQueueStats(db: Database, table: { name: string; quoted
     if (nextTick !== null && problem === null && (earliest === undefined || nextTick < earliest)) nextTicks.set(job.kind, nextTick);
   }
   const counts = zero();
-  let delayed = 0;
-  const withoutKind = { counts: zero(), delayed: 0 };
+  const withoutKind = { counts: zero() };
   const known = [...pausedKinds, ...limits.flatMap((limit) => (limit.kind === EVERY_KIND ? [] : [limit.kind])), ...nextTicks.keys(), ...[...totals.keys()].filter((kind) => kind !== '')];
-  const byKind = new Map<string, { counts: Record<JobStatus, number>; delayed: number }>(known.map((kind) => [kind, { counts: zero(), delayed: 0 }]));
+  const byKind = new Map<string, { counts: Record<JobStatus, number> }>(known.map((kind) => [kind, { counts: zero() }]));
   const entryOf = (kind: string) => {
-    if (!byKind.has(kind)) byKind.set(kind, { counts: zero(), delayed: 0 });
+    if (!byKind.has(kind)) byKind.set(kind, { counts: zero() });
     return byKind.get(kind)!;
   };
   for (const row of counted) {
@@ -55,9 +54,12 @@ export async function readQueueStats(db: Database, table: { name: string; quoted
     } else {
       // The others per kind, '' or NULL for none.
       const entry = row.kind === null || row.kind === '' ? withoutKind : entryOf(row.kind);
+      // Scheduled jobs are in the kept count of waiting jobs too: counted apart, they leave it.
       if (row.scope === 'delayed') {
-        delayed += count;
-        entry.delayed += count;
+        for (const counted of [counts, entry.counts]) {
+          counted.scheduled += count;
+          counted.unclaimed -= count;
+        }
       } else {
         counts[row.status] += count;
         entry.counts[row.status] += count;
@@ -65,12 +67,12 @@ export async function readQueueStats(db: Database, table: { name: string; quoted
     }
   }
   const paused = new Set(pausedKinds);
-  const limitOf = (kind: string, entry: { counts: Record<JobStatus, number>; delayed: number }): QueueStats['everyKindLimit'] => {
+  const limitOf = (kind: string, entry: { counts: Record<JobStatus, number> }): QueueStats['everyKindLimit'] => {
     const limit = limits.find((candidate) => candidate.kind === kind);
     if (limit === undefined) return null;
     const room = limit.concurrency === null ? Infinity : Math.max(0, limit.concurrency - limit.running);
     const { concurrency, groupConcurrency, rate, groupRate, running } = limit;
-    return { concurrency, groupConcurrency, rate, groupRate, running, heldBack: Math.max(0, entry.counts.unclaimed - entry.delayed - room) };
+    return { concurrency, groupConcurrency, rate, groupRate, running, heldBack: Math.max(0, entry.counts.unclaimed - room) };
   };
   const kinds: QueueStats['byKind'] = [...byKind]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -85,7 +87,7 @@ export async function readQueueStats(db: Database, table: { name: string; quoted
     counts,
     total: Object.values(counts).reduce((sum, n) => sum + n, 0),
     byKind: kinds,
-    everyKindLimit: limitOf(EVERY_KIND, { counts, delayed }),
+    everyKindLimit: limitOf(EVERY_KIND, { counts }),
     headAgeSeconds: head?.age_us === null || head?.age_us === undefined ? null : Math.max(0, Number(head.age_us)) / 1e6,
     claimedByOwner: owners.map((row) => ({
       ownerId: row.owner_id === 0 ? null : row.owner_id,
@@ -111,27 +113,24 @@ const FOLD_NEW_JOBS_ABOVE = 1000;
 const FOLD_UNCOUNTED_ABOVE = 5000;
 
 /**
- * The counts of COUNT_JOBS_SQL, for the kinds and the waiting jobs' priorities read before it,
- * with both read again in the same round trip: enqueue lists a kind before its jobs go in, so
- * when the lists read after hold nothing new, every kind and priority in the count's snapshot was
- * counted; otherwise (a new kind or priority just then) again. The fold mark comes with the
+ * The counts of COUNT_JOBS_SQL, for the kinds read before it, read again in the same round trip:
+ * enqueue lists a kind before its jobs go in, so when the list read after holds nothing new, every
+ * kind in the count's snapshot was counted; otherwise (a new kind just then) again. The fold mark comes with the
  * lists, and many new jobs (rows of them, or jobs after the mark) are folded first.
  */
 async function countJobs(db: Database, table: { name: string; quoted: QuotedIdentifier }): Promise<CountRow[]> {
-  const listsSql = `${statsSql.LISTED_KINDS_SQL};\n${statsSql.WAITING_PRIORITIES_SQL(table.quoted)};\n${statsSql.FOLD_MARK_AND_MAX_ID_SQL(table.quoted)}`;
-  type Lists = [Array<{ kind: string }>, Array<{ priority: number }>, Array<{ mark: number; max_id: number }>];
-  const listed = ([kinds, priorities, [mark]]: Lists) => ({
+  const listsSql = `${statsSql.LISTED_KINDS_SQL};\n${statsSql.FOLD_MARK_AND_MAX_ID_SQL(table.quoted)}`;
+  type Lists = [Array<{ kind: string }>, Array<{ mark: number; max_id: number }>];
+  const listed = ([kinds, [mark]]: Lists) => ({
     kinds: kinds.map((row) => row.kind),
-    priorities: priorities.map((row) => Number(row.priority)),
     mark: Number(mark?.mark ?? 0),
     afterMark: Number(mark?.max_id ?? 0) - Number(mark?.mark ?? 0),
   });
   let lists = listed(await db.query<Lists>(listsSql, [table.name, table.name]));
   for (let folded = false; ; ) {
-    const { kinds, priorities, mark, afterMark } = lists;
-    const [rows, ...again] = await db.query<[CountRow[], ...Lists]>(`${statsSql.COUNT_JOBS_SQL(table.quoted, kinds.length > 0, priorities.length)};\n${listsSql}`, [
+    const { kinds, mark, afterMark } = lists;
+    const [rows, ...again] = await db.query<[CountRow[], ...Lists]>(`${statsSql.COUNT_JOBS_SQL(table.quoted, kinds.length > 0)};\n${listsSql}`, [
       ...(kinds.length > 0 ? [kinds] : []),
-      ...priorities,
       ...Array(6).fill(table.name),
       mark,
       table.name,
@@ -140,7 +139,7 @@ async function countJobs(db: Database, table: { name: string; quoted: QuotedIden
     const now = listed(again);
     const within = <T>(some: readonly T[], all: readonly T[]) => some.every((item) => all.includes(item));
     lists = now;
-    if (!within(now.kinds, kinds) || !within(now.priorities, priorities)) continue;
+    if (!within(now.kinds, kinds)) continue;
     if (folded || (Number(rows.find((row) => row.scope === 'newRows')?.count ?? 0) <= FOLD_NEW_JOBS_ABOVE && afterMark <= FOLD_UNCOUNTED_ABOVE)) return rows;
     // A reader without the right to write (or a read-only server) counts them as they are.
     await foldNewJobs(db, table.name)

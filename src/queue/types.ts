@@ -6,8 +6,9 @@ import type { JobSnoozed } from '../errors.js';
 export type { Claim, ClaimedJob, ClaimOptions, Lane, Settlement } from '../claim/types.js';
 
 /** Where a job is in its life: see "Job states" in docs/design.md. */
-export type JobStatus = 'unclaimed' | 'claimed' | 'done' | 'failed' | 'cancelled';
-export const JOB_STATUSES: readonly JobStatus[] = ['unclaimed', 'claimed', 'done', 'failed', 'cancelled'];
+export type JobStatus = 'unclaimed' | 'claimed' | 'done' | 'failed' | 'cancelled' | 'scheduled';
+/** In the order of the status column's ENUM (schema 21, 22): new statuses go last. */
+export const JOB_STATUSES: readonly JobStatus[] = ['unclaimed', 'claimed', 'done', 'failed', 'cancelled', 'scheduled'];
 
 /** The largest payload a job may carry, as UTF-8 JSON text. */
 export const MAX_PAYLOAD_BYTES = 64 * 1024;
@@ -156,15 +157,13 @@ export interface QueueStats {
   counts: Record<JobStatus, number>;
   total: number;
   /**
-   * Counts per kind (null: jobs without a kind), kinds in alphabetical order, paused and scheduled
-   * kinds without jobs included. `delayed`: unclaimed jobs not due yet (`counts.unclaimed`
-   * includes them); `nextScheduledAt`: the next tick of the kind's schedules. Kinds that only have
-   * totals (every job of theirs deleted) are included too.
+   * Counts per kind (null: jobs without a kind), kinds in alphabetical order, paused kinds and
+   * kinds with schedules included even without jobs. `nextScheduledAt`: the next tick of the
+   * kind's schedules. Kinds that only have totals (every job of theirs deleted) are included too.
    */
   byKind: Array<{
     kind: string | null;
     counts: Record<JobStatus, number>;
-    delayed: number;
     paused: boolean;
     /**
      * The kind's limits (`setLimit`, null: no such limit), running now, and the due jobs the kind's

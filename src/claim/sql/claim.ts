@@ -16,6 +16,7 @@
 import { DEFAULT_PRIORITY } from '../../config/defaults.js';
 import type { QuotedIdentifier } from '../../config/identifiers.js';
 import { UNCOUNTED_TOKEN } from './counters.js';
+import { DUE_SCHEDULED_EXISTS } from './scheduled.js';
 
 // Spreading consumers over lanes (LANE_FILTER: `id MOD lanes = lane` on a single server) so that
 // they do not all fight over the head of the queue. Measured with `npm run bench` (100,000 queued
@@ -327,7 +328,9 @@ export const HELD_BY_TOKENS_SQL = (table: QuotedIdentifier) => `
 /**
  * Is there work due now (or, with `includeDelayed`, at all) in the scope? For --until-empty and
  * `once`. Index dives only, unless a claim of the whole queue leaves out `exceptKinds` (paused):
- * then each dive walks past the jobs of those kinds to the first of another (or of none).
+ * then each dive walks past the jobs of those kinds to the first of another (or of none). A
+ * scheduled job that has come due counts whatever its kind: the claim turn that follows makes it
+ * waiting (sql/scheduled.ts), and the next answer is then about its kind.
  * Params: none, or the kinds, or the kinds left out.
  */
 export function hasPendingWork(table: QuotedIdentifier, scope: ClaimScope, includeDelayed: boolean, exceptKinds: readonly string[] = []): readonly [string, unknown[]] {
@@ -336,8 +339,9 @@ export function hasPendingWork(table: QuotedIdentifier, scope: ClaimScope, inclu
   const { index, kind, status, runAfter } = columns(byKind);
   const except = !byKind && exceptKinds.length > 0;
   const exists = (condition: string) => `EXISTS (SELECT 1 FROM ${table} FORCE INDEX (${index}) WHERE ${kind}${condition}${except ? ' AND (kind IS NULL OR kind NOT IN (?))' : ''})`;
-  const due = includeDelayed ? '' : ` AND ${runAfter} <= NOW(6)`;
-  const one = `${exists(`${status} = 'claimed'`)} OR ${exists(`${status} = 'unclaimed'${due}`)}`;
-  const sql = byKind ? kinds.map(() => one).join(' OR ') : one;
-  return [`SELECT ${sql} AS pending`, except ? [exceptKinds, exceptKinds] : kinds.flatMap((k) => [k, k])];
+  const [due, later] = includeDelayed ? ['', ` OR ${exists(`${status} = 'scheduled'`)}`] : [` AND ${runAfter} <= NOW(6)`, ''];
+  const one = `${exists(`${status} = 'claimed'`)} OR ${exists(`${status} = 'unclaimed'${due}`)}${later}`;
+  const sql = `${byKind ? kinds.map(() => one).join(' OR ') : one} OR ${DUE_SCHEDULED_EXISTS(table)}`;
+  const perPart = includeDelayed ? 3 : 2;
+  return [`SELECT ${sql} AS pending`, except ? Array(perPart).fill(exceptKinds) : kinds.flatMap((k) => Array(perPart).fill(k))];
 }

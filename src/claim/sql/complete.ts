@@ -1,4 +1,5 @@
 import type { QuotedIdentifier } from '../../config/identifiers.js';
+import { WAITING_STATUS } from './scheduled.js';
 /**
  * Ending a claim. Each statement names its rows by primary key and by the claim's token: a
  * consumer whose lease ran out and whose jobs another consumer has claimed since owns nothing any
@@ -70,8 +71,9 @@ export const RELEASE_OWNED_SQL = (table: QuotedIdentifier) => `
  */
 export const SNOOZE_OWNED_SQL = (table: QuotedIdentifier) => `
   UPDATE ${table} FORCE INDEX (PRIMARY)
-     SET status = 'unclaimed', attempts = attempts - (attempts > 0), snoozes = snoozes + 1, lease_expiries = 0,
-         claim_token = DEFAULT, owner_id = DEFAULT, owner_date = NOW(6), run_after = NOW(6) + INTERVAL ? MICROSECOND
+     SET attempts = attempts - (attempts > 0), snoozes = snoozes + 1, lease_expiries = 0,
+         claim_token = DEFAULT, owner_id = DEFAULT, owner_date = NOW(6), run_after = NOW(6) + INTERVAL ? MICROSECOND,
+         status = ${WAITING_STATUS()}
    WHERE id IN (?) AND claim_token = ?`;
 
 /** Stores what a running job's handler last reported (`job.progress`), while its claim holds it. Params: JSON text, id, token. */
@@ -103,14 +105,16 @@ export const MAX_RETRY_DELAY_MS = 3_600_000;
  * used up (run_after then says when it ended); the error is kept either way, in `last_error` and
  * appended to `errors` with its attempt, time and stack, the oldest dropped past KEPT_ERRORS.
  * The run ended in the handler, not in a crash: the job's lease expiries start again from 0. SET
- * runs left to right: `attempts` is unchanged here. Params: max attempts, max attempts, base delay
- * µs, error text, error text, stack text, [ids], token.
+ * runs left to right: `attempts` is unchanged here, and `status` reads the new `run_after`
+ * (a retry without a delay waits at once; sql/scheduled.ts). Params: max attempts, base delay µs,
+ * max attempts, error text, error text, stack text, [ids], token.
  */
 export const FAIL_OWNED_SQL = (table: QuotedIdentifier) => `
   UPDATE ${table} FORCE INDEX (PRIMARY)
-     SET status = IF(attempts >= ?, 'failed', 'unclaimed'), lease_expiries = 0,
+     SET lease_expiries = 0,
          run_after = IF(attempts >= ?, NOW(6),
                         NOW(6) + INTERVAL CAST(LEAST(? * POW(2, attempts - 1), ${MAX_RETRY_DELAY_MS * 1000}) AS UNSIGNED) MICROSECOND),
+         status = IF(attempts >= ?, 'failed', ${WAITING_STATUS()}),
          last_error = ?, claim_token = DEFAULT,
          errors = JSON_ARRAY_APPEND(IF(JSON_LENGTH(errors) >= ${KEPT_ERRORS}, JSON_REMOVE(errors, '$[0]'), IFNULL(errors, JSON_ARRAY())), '$',
                     JSON_OBJECT('attempt', attempts, 'at', DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%dT%H:%i:%s.%fZ'), 'message', ?, 'stack', ?))

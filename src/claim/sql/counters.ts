@@ -100,8 +100,9 @@ export const LOCK_QUEUE_COUNTERS_SQL = 'SELECT shard FROM jobq_counters WHERE qu
 export const ZERO_KEPT_COUNTS_SQL = `UPDATE jobq_counters SET ${KEPT_COUNTS.map((count) => `${count} = 0`).join(', ')} WHERE queue = ?`;
 
 /**
- * The waiting, done, failed and cancelled jobs in all, over their ranges of the status index, and per kind,
- * over the kind index (which holds no status for jobs without a kind: those are the difference).
+ * The waiting (scheduled ones included), done, failed and cancelled jobs in all, over their ranges
+ * of the status index, and per kind, over the kind index (which holds no status for jobs without a
+ * kind: those are the difference).
  * Waiting jobs not counted yet are left out (a fold counts them): the waiting ones are read by
  * their rows, for their claim token. One statement, one snapshot.
  */
@@ -113,7 +114,7 @@ export const COUNT_KEPT_SQL = (table: QuotedIdentifier) => `
   UNION ALL
   SELECT NULL, 'unclaimed', COUNT(*)
     FROM ${table} FORCE INDEX (status_priority_run_after)
-   WHERE status = 'unclaimed' AND claim_token <> ${UNCOUNTED_TOKEN}
+   WHERE status IN ('unclaimed', 'scheduled') AND claim_token <> ${UNCOUNTED_TOKEN}
   UNION ALL
   SELECT kind, kind_status, COUNT(*)
     FROM ${table} FORCE INDEX (kind_status_group_priority_run_after)
@@ -122,7 +123,7 @@ export const COUNT_KEPT_SQL = (table: QuotedIdentifier) => `
   UNION ALL
   SELECT kind, 'unclaimed', COUNT(*)
     FROM ${table} FORCE INDEX (kind_status_group_priority_run_after)
-   WHERE kind IS NOT NULL AND kind_status = 'unclaimed' AND claim_token <> ${UNCOUNTED_TOKEN}
+   WHERE kind IS NOT NULL AND kind_status IN ('unclaimed', 'scheduled') AND claim_token <> ${UNCOUNTED_TOKEN}
    GROUP BY kind`;
 
 /** The shard a recount's figures go to, and the row that lists a kind: above every lane and every shard of turns without one. */

@@ -69,7 +69,9 @@ function statusText(job: JobInfo): string {
   const cancelling = job.cancelRequestedAt === null ? '' : ', cancel asked';
   switch (job.status) {
     case 'unclaimed':
-      return job.runAfter > new Date() ? `waiting, due at ${at}` : 'waiting';
+      return 'waiting';
+    case 'scheduled':
+      return `scheduled, due at ${at}`;
     case 'claimed': {
       const left = job.leaseLeftSeconds!;
       return `running on owner ${job.ownerId ?? 'unknown'}, ${left >= 0 ? `lease ends in ${formatSeconds(left)}` : `lease ran out ${formatSeconds(-left)} ago`}${cancelling}`;

@@ -71,7 +71,7 @@ Examples:
  * the server (re-sent inserts) count as completed.
  */
 function completedRate(before: QueueStats, after: QueueStats, seconds: number): number {
-  const active = (stats: QueueStats) => stats.counts.unclaimed + stats.counts.claimed + stats.counts.failed;
+  const active = (stats: QueueStats) => stats.counts.unclaimed + stats.counts.scheduled + stats.counts.claimed + stats.counts.failed;
   const inserted = after.maxId - before.maxId;
   return seconds > 0 ? Math.max(0, inserted - (active(after) - active(before))) / seconds : 0;
 }

@@ -2,13 +2,15 @@ import type { QuotedIdentifier } from '../../config/identifiers.js';
 import type { JobRow } from '../new-jobs.js';
 import { UNCOUNTED_TOKEN } from '../../claim/sql/counters.js';
 import { DEBOUNCE_UPDATES_SQL } from './unique-jobs.js';
+import { WAITING_STATUS } from '../../claim/sql/scheduled.js';
 /**
  * Inserting jobs, many rows per statement (one round trip and one commit per chunk).
  * A job's key (`given_key`, which the unique `job_key` holds) is made by the client: when a
  * connection drops during the COMMIT, the outcome is unknown, and the writer sends the same rows
  * again; rows that did land are matched by their key and left as they are, so nothing is
  * duplicated.
- * The due time is computed by the server (`NOW(6)` plus the delay), never by the client's clock.
+ * The due time is computed by the server (`NOW(6)` plus the delay), never by the client's clock;
+ * a job due later is `scheduled` (sql/scheduled.ts).
  * The no-op update names given_key, not id: MySQL refuses to "update" the auto-increment column
  * of a row the same statement inserted (a key given twice in one batch), errno 1869.
  * A new job's claim token is the insert's marker, by which the insert can count the rows it made
@@ -25,8 +27,9 @@ export const insertJobsSql = (table: QuotedIdentifier, rows: number, { uncounted
   ${Array.from({ length: rows }, () => rowValues(uncounted)).join(',\n  ')}
   ON DUPLICATE KEY UPDATE given_key = given_key${debounce ? DEBOUNCE_UPDATES_SQL : ''}`;
 
-const INSERT_COLUMNS = 'given_key, kind, payload, d, e, priority, run_after, trace_context, job_group, unique_key, unique_while, timeout_ms, claim_token';
-const rowValues = (uncounted: boolean) => `(?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND, ?, ?, ?, ?, ?, ${uncounted ? UNCOUNTED_TOKEN : '?'})`;
+// The status last: it reads the row's run_after (sql/scheduled.ts), which both servers allow in VALUES.
+const INSERT_COLUMNS = 'given_key, kind, payload, d, e, priority, run_after, trace_context, job_group, unique_key, unique_while, timeout_ms, claim_token, status';
+const rowValues = (uncounted: boolean) => `(?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND, ?, ?, ?, ?, ?, ${uncounted ? UNCOUNTED_TOKEN : '?'}, ${WAITING_STATUS()})`;
 
 /** The values of insertJobsSql or insertOneJobSql for these rows, sent with `marker` (none: uncounted). */
 export const insertValues = (rows: readonly JobRow[], marker: Buffer | undefined): unknown[] => (marker === undefined ? rows.flat() : rows.flatMap((row) => [...row, marker]));

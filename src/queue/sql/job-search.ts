@@ -55,9 +55,9 @@ export function jobsInRangeSql(table: QuotedIdentifier, range: SearchRange, stat
 }
 
 /**
- * Makes delayed jobs due now ("run now"): waiting ones only, their run time moved, nothing else.
+ * Makes scheduled jobs due now ("run now"): their run time moved, and waiting, nothing else.
  * Params: [ids].
  */
 export const RUN_NOW_SQL = (table: QuotedIdentifier) => `
-  UPDATE ${table} FORCE INDEX (PRIMARY) SET run_after = NOW(6)
-   WHERE id IN (?) AND status = 'unclaimed' AND run_after > NOW(6)`;
+  UPDATE ${table} FORCE INDEX (PRIMARY) SET run_after = NOW(6), status = 'unclaimed'
+   WHERE id IN (?) AND status = 'scheduled'`;

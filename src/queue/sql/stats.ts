@@ -9,16 +9,13 @@ import { UNCOUNTED_TOKEN } from '../../claim/sql/counters.js';
  * index entries: the claimed jobs (scope `all` over every job; `kind`, over the kind index, two
  * ranges per kind: the jobs without a kind are the difference, the kind index holding copies of
  * status and run_after that are NULL for them, see schema 4), bounded by the workers' batches; and
- * the delayed ones (scope `delayed`, per kind, NULL for none), a range of the status index per
- * priority from now on, and a read of each delayed job's row for its kind (the status as an
- * equality: as a range of one value, MariaDB makes no range of the columns after it, and reads
- * the table). One statement: one
- * snapshot. The kinds and priorities are given (LISTED_KINDS_SQL, WAITING_PRIORITIES_SQL): read
- * in the same statement, by a join or a semi-join, the counts per kind went through a temporary
- * table, 1.8x slower on a million jobs. Params: [kinds] (none: no kind part), each priority,
- * the queue six times, then the fold mark.
+ * the scheduled ones (scope `delayed`, per kind, NULL for none: kept in the waiting count too), the
+ * range of their status, and a read of each one's row for its kind. One statement: one snapshot.
+ * The kinds are given (LISTED_KINDS_SQL): read in the same statement, by a join or a semi-join,
+ * the counts per kind went through a temporary table, 1.8x slower on a million jobs.
+ * Params: [kinds] (none: no kind part), the queue six times, then the fold mark.
  */
-export const COUNT_JOBS_SQL = (table: QuotedIdentifier, withKinds: boolean, priorities: number) => `
+export const COUNT_JOBS_SQL = (table: QuotedIdentifier, withKinds: boolean) => `
   SELECT 'all' AS scope, NULL AS kind, 'claimed' AS status, COUNT(*) AS count
     FROM ${table} FORCE INDEX (status_priority_run_after)
    WHERE status = 'claimed'
@@ -27,11 +24,11 @@ export const COUNT_JOBS_SQL = (table: QuotedIdentifier, withKinds: boolean, prio
     FROM ${table} FORCE INDEX (kind_status_group_priority_run_after)
    WHERE kind IN (?) AND kind_status = 'claimed'
    GROUP BY kind` : ''}
-  ${priorities > 0 ? `UNION ALL
-  SELECT 'delayed', kind, 'unclaimed', COUNT(*)
+  UNION ALL
+  SELECT 'delayed', kind, 'scheduled', COUNT(*)
     FROM ${table} FORCE INDEX (status_priority_run_after)
-   WHERE status = 'unclaimed' AND (${Array.from({ length: priorities }, () => '(waiting_priority = ? AND run_after > NOW(6))').join(' OR ')})
-   GROUP BY kind` : ''}
+   WHERE status = 'scheduled'
+   GROUP BY kind
   UNION ALL
   SELECT 'kept', kind, 'unclaimed', SUM(waiting_jobs) FROM jobq_counters WHERE queue = ? GROUP BY kind
   UNION ALL
@@ -47,17 +44,8 @@ export const COUNT_JOBS_SQL = (table: QuotedIdentifier, withKinds: boolean, prio
   UNION ALL
   SELECT 'uncounted', kind, 'unclaimed', COUNT(*)
     FROM ${table} FORCE INDEX (PRIMARY)
-   WHERE id > ? AND status = 'unclaimed' AND claim_token = ${UNCOUNTED_TOKEN}
+   WHERE id > ? AND status IN ('unclaimed', 'scheduled') AND claim_token = ${UNCOUNTED_TOKEN}
    GROUP BY kind`;
-
-/**
- * The priorities waiting jobs have now: one dive per priority of the status index (a loose index
- * scan, as in HEAD_AGE_AND_MAX_ID_SQL).
- */
-export const WAITING_PRIORITIES_SQL = (table: QuotedIdentifier) => `
-  SELECT waiting_priority AS priority FROM ${table} FORCE INDEX (status_priority_run_after)
-   WHERE ${WAITING('status')}
-   GROUP BY status, waiting_priority ORDER BY waiting_priority`;
 
 /**
  * The kinds of the queue, which enqueue lists before their first job goes in: those stats() counts
@@ -75,37 +63,47 @@ export const FOLD_MARK_AND_MAX_ID_SQL = (table: QuotedIdentifier) => `
 export const MAX_ID_SQL = (table: QuotedIdentifier) => `SELECT MAX(id) AS max_id FROM ${table}`;
 
 /**
- * The waiting status as a range of one value, not an equality: an equality makes MariaDB read the
- * whole `ref` of the status's index entries; as a range, under FORCE INDEX, both servers read the
+ * A status as a range of one value, not an equality: an equality makes MariaDB read the whole
+ * `ref` of the status's index entries; as a range, under FORCE INDEX, both servers read the
  * oldest entry of each priority (of each kind and group) with a loose index scan, one dive each,
  * whatever the table holds (test/stats-reads-are-bounded.test.ts).
  */
-const WAITING = (column: string) => `${column} >= 'unclaimed' AND ${column} <= 'unclaimed'`;
+const STATUS_IS = (column: string, status: 'unclaimed' | 'scheduled') => `${column} >= '${status}' AND ${column} <= '${status}'`;
 
 /**
  * How long, in microseconds, the job that has waited longest since it came due has waited (what
  * to alert on: a low priority job that never gets its turn counts too), and the highest id (for
  * throughput between two readings). With priorities in the index the longest waiter is not the
- * first entry but the first of some priority: one dive per priority.
+ * first entry but the first of some priority: one dive per priority, and one for the scheduled
+ * jobs that came due and wait for a claim turn to make them waiting (claim/sql/scheduled.ts).
  */
 export const HEAD_AGE_AND_MAX_ID_SQL = (table: QuotedIdentifier) => `
   SELECT (SELECT TIMESTAMPDIFF(MICROSECOND, MIN(p.oldest), NOW(6))
             FROM (SELECT status, waiting_priority, MIN(run_after) AS oldest FROM ${table} FORCE INDEX (status_priority_run_after)
-                   WHERE ${WAITING('status')} AND run_after <= NOW(6)
+                   WHERE ${STATUS_IS('status', 'unclaimed')} AND run_after <= NOW(6)
+                   GROUP BY status, waiting_priority
+                  UNION ALL
+                  SELECT status, waiting_priority, MIN(run_after) FROM ${table} FORCE INDEX (status_priority_run_after)
+                   WHERE ${STATUS_IS('status', 'scheduled')} AND run_after <= NOW(6)
                    GROUP BY status, waiting_priority) AS p) AS age_us,
          (SELECT MAX(id) FROM ${table}) AS max_id`;
 
+/** The oldest due time of each group and priority of each kind, of one status: a dive each. */
+const oldestDueByGroup = (table: QuotedIdentifier, status: 'unclaimed' | 'scheduled') => `
+  SELECT kind, kind_status, job_group, waiting_priority, MIN(kind_run_after) AS oldest
+    FROM ${table} FORCE INDEX (kind_status_group_priority_run_after)
+   WHERE kind IS NOT NULL AND ${STATUS_IS('kind_status', status)} AND kind_run_after <= NOW(6)
+   GROUP BY kind, kind_status, job_group, waiting_priority`;
+
 /**
  * Per kind, how long the longest-waiting due job has waited since it came due, in microseconds:
- * one dive per group and priority of each kind. Jobs without a kind are not in the kind index
- * (see schema 4); HEAD_AGE_AND_MAX_ID_SQL covers every job.
+ * one dive per group and priority of each kind, waiting or scheduled and come due. Jobs without a
+ * kind are not in the kind index (see schema 4); HEAD_AGE_AND_MAX_ID_SQL covers every job.
  */
 export const OLDEST_WAITING_BY_KIND_SQL = (table: QuotedIdentifier) => `
   SELECT p.kind, TIMESTAMPDIFF(MICROSECOND, MIN(p.oldest), NOW(6)) AS age_us
-    FROM (SELECT kind, kind_status, job_group, waiting_priority, MIN(kind_run_after) AS oldest
-            FROM ${table} FORCE INDEX (kind_status_group_priority_run_after)
-           WHERE kind IS NOT NULL AND ${WAITING('kind_status')} AND kind_run_after <= NOW(6)
-           GROUP BY kind, kind_status, job_group, waiting_priority) AS p
+    FROM (${oldestDueByGroup(table, 'unclaimed')}
+          UNION ALL${oldestDueByGroup(table, 'scheduled')}) AS p
    GROUP BY p.kind`;
 
 /** Claimed jobs per owner, with how many of them have an expired lease, and the shortest lease left. */

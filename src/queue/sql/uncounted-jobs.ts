@@ -70,7 +70,7 @@ export const SET_FOLD_MARK_SQL = 'UPDATE jobq_fold_marks SET last_id = ?, marked
  * began more than a second ago (its statement has committed by now). Params: mark, limit.
  */
 export const JOBS_AFTER_MARK_SQL = (table: QuotedIdentifier) => `
-  SELECT id, kind, status = 'unclaimed' AND claim_token = ${UNCOUNTED_TOKEN} AS uncounted, created_at < NOW(6) - INTERVAL 1 SECOND AS settled
+  SELECT id, kind, status IN ('unclaimed', 'scheduled') AND claim_token = ${UNCOUNTED_TOKEN} AS uncounted, created_at < NOW(6) - INTERVAL 1 SECOND AS settled
     FROM ${table} FORCE INDEX (PRIMARY)
    WHERE id > ?
    ORDER BY id LIMIT ?`;
@@ -78,7 +78,7 @@ export const JOBS_AFTER_MARK_SQL = (table: QuotedIdentifier) => `
 /** Those of these jobs still waiting uncounted, locked; those a claim is taking are left to it. Params: [ids]. */
 export const LOCK_UNCOUNTED_SQL = (table: QuotedIdentifier) => `
   SELECT id, kind FROM ${table} FORCE INDEX (PRIMARY)
-   WHERE id IN (?) AND status = 'unclaimed' AND claim_token = ${UNCOUNTED_TOKEN}
+   WHERE id IN (?) AND status IN ('unclaimed', 'scheduled') AND claim_token = ${UNCOUNTED_TOKEN}
      FOR UPDATE SKIP LOCKED`;
 
 /** Counted: the default claim token. Params: [ids]. */

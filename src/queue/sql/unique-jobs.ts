@@ -1,4 +1,5 @@
 import type { QuotedIdentifier } from '../../config/identifiers.js';
+import { WAITING_STATUS } from '../../claim/sql/scheduled.js';
 
 /**
  * While a unique job's key holds, as the `unique_while` column stores it: `waiting`, until the job
@@ -24,19 +25,21 @@ export const heldUniqueKey = (key: string): string => ` ${key}`;
 export const JOB_KEY_SQL = `IF(unique_key IS NOT NULL AND CASE unique_while
         WHEN 'window' THEN FALSE
         WHEN 'stored' THEN TRUE
-        WHEN 'active' THEN status IN ('unclaimed', 'claimed')
-        ELSE status = 'unclaimed' AND owner_date = created_at END,
+        WHEN 'active' THEN status IN ('unclaimed', 'claimed', 'scheduled')
+        ELSE status IN ('unclaimed', 'scheduled') AND owner_date = created_at END,
       CONCAT(' ', unique_key), given_key)`;
 
 /**
  * What an insert that meets a held key does to the job holding it, after the ON DUPLICATE KEY
  * UPDATE of the insert: nothing, unless the new job debounces and the holder waits with the same
- * unique key; then the holder takes the new payload and run time (the status and key, read by
- * the conditions, are not among the columns set).
+ * unique key; then the holder takes the new payload and run time, and the status that run time
+ * gives it, set last (the conditions read it; SET runs left to right).
  */
+const DEBOUNCES = "VALUES(unique_while) = 'debounce' AND status IN ('unclaimed', 'scheduled') AND unique_key = VALUES(unique_key)";
 export const DEBOUNCE_UPDATES_SQL = `,
-    payload = IF(VALUES(unique_while) = 'debounce' AND status = 'unclaimed' AND unique_key = VALUES(unique_key), VALUES(payload), payload),
-    run_after = IF(VALUES(unique_while) = 'debounce' AND status = 'unclaimed' AND unique_key = VALUES(unique_key), VALUES(run_after), run_after)`;
+    payload = IF(${DEBOUNCES}, VALUES(payload), payload),
+    run_after = IF(${DEBOUNCES}, VALUES(run_after), run_after),
+    status = IF(${DEBOUNCES}, ${WAITING_STATUS()}, status)`;
 
 /** The jobs that hold these unique keys now. Params: [keys, each heldUniqueKey]. */
 export const JOBS_BY_UNIQUE_KEY_SQL = (table: QuotedIdentifier) => `
