@@ -15,5 +15,5 @@ worker.on('failed', (job, error, { final }) => console.error(`job ${job.id}: ${e
 await worker.finished;
 
 console.log(`${worker.counters.completed} completed`);
-console.log((await queue.stats()).counts);
+console.log(JSON.stringify((await queue.stats()).counts));
 await queue.close();

@@ -44,7 +44,9 @@ import { quoteIdentifier, type QuotedIdentifier } from '../src/config/identifier
  *              work-cli, work-4-procs, start-processing-wall), the enqueue() loop and the steady
  *              states (steady-start-processing, steady-user: 10 s each), enqueue-to-start at a
  *              rate (latency-200, latency-1000, and latency-1000-4-workers: 4 worker processes,
- *              the slowest one's percentiles) and an idle worker's server CPU (idle) of the build at
+ *              the slowest one's percentiles), an idle worker's server CPU (idle), and the idle
+ *              worker and latency-200 beside 100,000 jobs due in a day (idle-100k-delayed,
+ *              latency-200-100k-delayed) of the build at
  *              BENCH_AB_REF (a git ref) against this build's (BENCH_AB_ONLY: some of them, by
  *              name), taking turns over BENCH_ROUNDS; medians: what a change on the hot path costs.
  *   limits     (not in the default set) limits on kinds: concurrency caps, rates and groups
@@ -165,11 +167,12 @@ const emptyClaimPercent = (stdout: string): number => Number(/^empty claims = \d
  * Queues `count` demo jobs; into a fresh table unless `recreate` is false; with another build's
  * JobQueue if given; into a table partitioned as `layout` says (unpartitioned by default).
  */
-async function prefillJobq(count: number, { Queue = JobQueue, recreate = true, layout }: { Queue?: typeof JobQueue; recreate?: boolean; layout?: Layout } = {}): Promise<void> {
+/** A fresh jobs table (unless not `recreate`) with `count` jobs due now and `delayed` due in a day. */
+async function prefillJobq(count: number, { Queue = JobQueue, recreate = true, layout, delayed = 0 }: { Queue?: typeof JobQueue; recreate?: boolean; layout?: Layout; delayed?: number } = {}): Promise<void> {
   const queue = await Queue.open({ url, createDatabase: true });
   await queue.setup({ recreate, force: true, ...layout });
-  for (let done = 0; done < count; done += 1000) {
-    await queue.enqueueMany(Array.from({ length: Math.min(1000, count - done) }, () => ({})));
+  for (const [jobs, timing] of [[count, {}], [delayed, { delaySeconds: 86_400 }]] as const) {
+    for (let done = 0; done < jobs; done += 1000) await queue.enqueueMany(Array.from({ length: Math.min(1000, jobs - done) }, () => ({ ...timing })));
   }
   await queue.close();
   await admin.query(`ANALYZE TABLE \`${database}\`.jobs`);
@@ -504,14 +507,15 @@ async function enqueueToStartRun(
     workers = 1,
     nodes,
     lightClaimPauseMs,
-  }: { root?: string; Queue?: typeof JobQueue; inProcess?: boolean; workers?: number; nodes?: { producers: string; worker: string }; lightClaimPauseMs?: number } = {},
+    delayed = 0,
+  }: { root?: string; Queue?: typeof JobQueue; inProcess?: boolean; workers?: number; nodes?: { producers: string; worker: string }; lightClaimPauseMs?: number; delayed?: number } = {},
 ): Promise<Result> {
   const seconds = LATENCY_SECONDS;
   const consumer = [NODE_SCRIPT('steady-consumer.js', root), String(seconds + 2)];
   const processes = inProcess
     ? [[...consumer, String(rate)]]
     : [...Array.from({ length: workers }, () => consumer), ...[1, 2].map(() => [NODE_SCRIPT('enqueue-loop.js', root), 'paced', String(seconds), String(rate / 2)])];
-  if (nodes === undefined) await prefillJobq(0, { Queue });
+  if (nodes === undefined) await prefillJobq(0, { Queue, delayed });
   else await freshQueueAt(nodes.producers);
   const before = await readServerCounters(admin);
   const env = {
@@ -718,16 +722,25 @@ function userPathDrains(root: string, Queue: typeof JobQueue): Record<string, ()
     // The same with 4 worker processes: claims of a short queue by several workers at once.
     'latency-1000-4-workers': () => enqueueToStartRun('', 1000, { root, Queue, workers: 4 }),
     // One queue.work process idle on an empty queue for IDLE_AB_SECONDS: the server's CPU (ms a second).
-    idle: async () => {
-      await prefillJobq(0, { Queue });
-      const before = await readServerCounters(admin);
-      await timedProcesses([[NODE_SCRIPT('steady-consumer.js', root), String(IDLE_AB_SECONDS)]]);
-      const after = await readServerCounters(admin);
-      const serverCpuMsPerSecond = Math.round((10_000 * (after.cpuSeconds - before.cpuSeconds)) / IDLE_AB_SECONDS) / 10;
-      return { scenario: '', consumers: 10, jobs: 0, jobsPerSecond: 0, deadlocks: 0, lockWaits: 0, serverCpuPercent: 0, extra: { serverCpuMsPerSecond } };
-    },
+    idle: () => idleWorker(root, Queue),
+    // The same, and enqueue-to-start at 200 jobs a second, beside jobs due in a day (retries and
+    // delayed jobs of a busy production queue), which no claim should read.
+    'idle-100k-delayed': () => idleWorker(root, Queue, DELAYED_AB_JOBS),
+    'latency-200-100k-delayed': () => enqueueToStartRun('', 200, { root, Queue, delayed: DELAYED_AB_JOBS }),
     'steady-user': () => producersAtFullSpeed({ root, Queue }),
   };
+}
+
+const DELAYED_AB_JOBS = 100_000;
+
+/** One queue.work process idle for IDLE_AB_SECONDS on a queue of `delayed` jobs due in a day: the server's CPU (ms a second). */
+async function idleWorker(root: string, Queue: typeof JobQueue, delayed = 0): Promise<Result> {
+  await prefillJobq(0, { Queue, delayed });
+  const before = await readServerCounters(admin);
+  await timedProcesses([[NODE_SCRIPT('steady-consumer.js', root), String(IDLE_AB_SECONDS)]]);
+  const after = await readServerCounters(admin);
+  const serverCpuMsPerSecond = Math.round((10_000 * (after.cpuSeconds - before.cpuSeconds)) / IDLE_AB_SECONDS) / 10;
+  return { scenario: '', consumers: 10, jobs: 0, jobsPerSecond: 0, deadlocks: 0, lockWaits: 0, serverCpuPercent: 0, extra: { serverCpuMsPerSecond } };
 }
 
 /**

@@ -12,10 +12,11 @@ const db = databaseForTests(async (db) => {
   const [{ version }] = await db.rows<{ version: string }>('SELECT VERSION() AS version');
   for (const migration of MIGRATIONS.filter((m) => m.version <= 2)) await db.admin.query(migration.sql(quoteIdentifier('jobs'), parseServerVersion(version), false), migration.values?.('jobs'));
   await db.admin.query("INSERT INTO jobs (d, e, job_key, status) VALUES ('a', 'b', 'k1', 'unclaimed'), ('c', 'd', 'k2', 'done'), ('e', 'f', 'k3', 'failed')");
-  // ...and one held by a consumer that died: its lease ran out a minute ago.
+  // ...one held by a consumer that died: its lease ran out a minute ago; one due in an hour.
   await db.admin.query(
     "INSERT INTO jobs (d, e, job_key, status, owner_id, owner_date, claim_token, run_after) VALUES ('g', 'h', 'k4', 'claimed', 7, NOW(6), X'0102', NOW(6) - INTERVAL 1 MINUTE)",
   );
+  await db.admin.query("INSERT INTO jobs (d, e, job_key, status, run_after) VALUES ('i', 'j', 'k5', 'unclaimed', NOW(6) + INTERVAL 1 HOUR)");
 });
 
 test('setup-tables migrates a core-version table in place, keeping its rows', async () => {
@@ -35,6 +36,7 @@ test('setup-tables migrates a core-version table in place, keeping its rows', as
     ['c', 'k2', 'done', null, null, 0, nobody],
     ['e', 'k3', 'failed', null, null, 0, nobody],
     ['g', 'k4', 'claimed', null, null, 7, `0102${'0'.repeat(28)}`],
+    ['i', 'k5', 'scheduled', null, null, 0, nobody],
   ]);
 
   const queue = await JobQueue.open(db.url);
@@ -49,6 +51,9 @@ test('setup-tables migrates a core-version table in place, keeping its rows', as
     assert.deepEqual(await queue.complete(waiting), { settled: 1, lost: 0 });
     await queue.enqueue({ kind: 'new', payload: { ok: true } });
     assert.deepEqual((await queue.claim({ batchSize: 10, kinds: ['new'] })).jobs.map((job) => job.payload), [{ ok: true }]);
+    // The job due in an hour waits as scheduled until then, and is counted so.
+    assert.equal((await queue.claim({ batchSize: 10 })).jobs.length, 0);
+    assert.equal((await queue.stats()).counts.scheduled, 1);
   } finally {
     await queue.close();
   }

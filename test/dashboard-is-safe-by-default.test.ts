@@ -98,7 +98,7 @@ test('malformed requests get a 4xx with a short message and change nothing', asy
     ['not JSON', { path: '/api/cancel', method: 'POST', headers, body: 'ids=1' }, 400, /^the body must be a JSON object$/],
     ['huge body', { path: '/api/cancel', method: 'POST', headers, body: JSON.stringify({ ids: Array(20_000).fill(1) }) }, 413, /^the body is over 16384 bytes$/],
     ['bad page', { path: '/api/failed?limit=9999' }, 400, /^limit must be a whole number from 1 to 500$/],
-    ['bad status', { path: '/api/jobs?kind=email&status=gone' }, 400, /^status must be one of unclaimed, claimed, done, failed, cancelled, not "gone"$/],
+    ['bad status', { path: '/api/jobs?kind=email&status=gone' }, 400, /^status must be one of unclaimed, claimed, done, failed, cancelled, scheduled, not "gone"$/],
     ['group without its kind', { path: '/api/jobs?group=acct-1' }, 400, /^a search by group needs the kind too/],
     ['empty key', { path: '/api/jobs?key=' }, 400, /^a key to search for is a non-empty string$/],
     ['bad kind', { path: '/api/pause', method: 'POST', headers, body: JSON.stringify({ kind: 'k'.repeat(65) }) }, 400, /kind must be a string of 1-64 characters/],

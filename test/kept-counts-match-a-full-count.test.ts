@@ -26,15 +26,15 @@ const PRODUCER = fileURLToPath(new URL('../../test/fixtures/enqueue-one-at-a-tim
 const context = queueForTests();
 
 type Counts = Record<string, { waiting: number; done: number; failed: number; cancelled: number }>;
-const STATUSES = { unclaimed: 'waiting', done: 'done', failed: 'failed', cancelled: 'cancelled' } as const;
+const STATUSES = { unclaimed: 'waiting', scheduled: 'waiting', done: 'done', failed: 'failed', cancelled: 'cancelled' } as const;
 
 /** Waiting, done, failed and cancelled jobs per kind ('' for none), by a full count of the table. */
 async function fullCount(): Promise<Counts> {
   const rows = await context.db.rows<{ kind: string; status: keyof typeof STATUSES; n: number }>(
-    "SELECT IFNULL(kind, '') AS kind, status, COUNT(*) AS n FROM jobs WHERE status IN ('unclaimed', 'done', 'failed', 'cancelled') GROUP BY kind, status",
+    "SELECT IFNULL(kind, '') AS kind, status, COUNT(*) AS n FROM jobs WHERE status IN ('unclaimed', 'scheduled', 'done', 'failed', 'cancelled') GROUP BY kind, status",
   );
   const counts: Counts = {};
-  for (const { kind, status, n } of rows) (counts[kind] ??= { waiting: 0, done: 0, failed: 0, cancelled: 0 })[STATUSES[status]] = Number(n);
+  for (const { kind, status, n } of rows) (counts[kind] ??= { waiting: 0, done: 0, failed: 0, cancelled: 0 })[STATUSES[status]] += Number(n);
   return counts;
 }
 
@@ -44,7 +44,7 @@ async function kept(): Promise<Counts> {
     `SELECT kind, SUM(waiting) AS waiting, SUM(done) AS done, SUM(failed) AS failed, SUM(cancelled) AS cancelled FROM (
        SELECT kind, waiting_jobs AS waiting, done_jobs AS done, failed_jobs AS failed, cancelled_jobs AS cancelled FROM jobq_counters WHERE queue = 'jobs'
        UNION ALL SELECT kind, jobs, 0, 0, 0 FROM jobq_new_jobs WHERE queue = 'jobs'
-       UNION ALL SELECT IFNULL(kind, ''), 1, 0, 0, 0 FROM jobs WHERE status = 'unclaimed' AND claim_token = ${UNCOUNTED_TOKEN}) AS k
+       UNION ALL SELECT IFNULL(kind, ''), 1, 0, 0, 0 FROM jobs WHERE status IN ('unclaimed', 'scheduled') AND claim_token = ${UNCOUNTED_TOKEN}) AS k
      GROUP BY kind`,
   );
   const counts = (row: (typeof rows)[number]) => ({ waiting: Number(row.waiting), done: Number(row.done), failed: Number(row.failed), cancelled: Number(row.cancelled) });
@@ -59,7 +59,7 @@ async function assertKept(after: string): Promise<void> {
 async function assertStats(after: string): Promise<QueueStats> {
   const stats = await context.queue.stats();
   const full = await fullCount();
-  for (const entry of stats.byKind) assert.equal(entry.counts.unclaimed, full[entry.kind ?? '']?.waiting ?? 0, `waiting of kind ${entry.kind} after ${after}`);
+  for (const entry of stats.byKind) assert.equal(entry.counts.unclaimed + entry.counts.scheduled, full[entry.kind ?? '']?.waiting ?? 0, `waiting of kind ${entry.kind} after ${after}`);
   return stats;
 }
 
@@ -268,15 +268,15 @@ test('every path that makes or removes a done or failed job keeps the counts equ
   assert.equal(await queue.requeueFailed(twoFailed!.ids.split(',').map(Number)), 2);
   await assertKept('requeueing 2 failed jobs by id');
 
-  // stats() reads the kept counts for waiting, done, failed and cancelled, and counts the rest.
+  // stats() reads the kept counts for waiting (scheduled included), done, failed and cancelled, and counts the rest.
   const [byStatus] = await context.db.rows<Record<string, number>>(
-    "SELECT SUM(status = 'unclaimed') AS unclaimed, SUM(status = 'claimed') AS claimed, SUM(status = 'done') AS done, SUM(status = 'failed') AS failed, SUM(status = 'cancelled') AS cancelled FROM jobs",
+    "SELECT SUM(status = 'unclaimed') AS unclaimed, SUM(status = 'claimed') AS claimed, SUM(status = 'done') AS done, SUM(status = 'failed') AS failed, SUM(status = 'cancelled') AS cancelled, SUM(status = 'scheduled') AS scheduled FROM jobs",
   );
   const stats = await queue.stats();
   assert.deepEqual(stats.counts, Object.fromEntries(Object.entries(byStatus!).map(([status, n]) => [status, Number(n)])));
   const full = await fullCount();
   for (const entry of stats.byKind) {
-    assert.deepEqual({ waiting: entry.counts.unclaimed, done: entry.counts.done, failed: entry.counts.failed, cancelled: entry.counts.cancelled }, full[entry.kind ?? ''] ?? { waiting: 0, done: 0, failed: 0, cancelled: 0 }, `stats of kind ${entry.kind}`);
+    assert.deepEqual({ waiting: entry.counts.unclaimed + entry.counts.scheduled, done: entry.counts.done, failed: entry.counts.failed, cancelled: entry.counts.cancelled }, full[entry.kind ?? ''] ?? { waiting: 0, done: 0, failed: 0, cancelled: 0 }, `stats of kind ${entry.kind}`);
   }
 
   assert.ok((await queue.requeueFailed()) > 0);

@@ -58,8 +58,8 @@ test('a worker killed with SIGKILL holding limited jobs: the others take its slo
   assert.match(metrics, /^jobq_limit_concurrency\{kind="pdf"\} 3$/m);
   assert.match(metrics, /^jobq_limit_held_back\{kind="pdf"\} 17$/m);
   const text = (await runCli(['stats', '--database-url', db.url])).stdout;
-  assert.match(text, /^\| kind +\| waiting \| delayed \| running \|  failed \|    done \| cancelled \|  paused \|   limit \|$/m);
-  assert.match(text, /^\| pdf +\|      17 \|       0 \|       3 \|       0 \|       0 \|         0 \|         \|       3 \|$/m);
+  assert.match(text, /^\| kind +\| waiting \| scheduled \| running \|  failed \|    done \| cancelled \|  paused \|   limit \|$/m);
+  assert.match(text, /^\| pdf +\|      17 \|         0 \|       3 \|       0 \|       0 \|         0 \|         \|       3 \|$/m);
 
   const other = work(['--once']);
   assert.equal((await other.done).code, 0);

@@ -104,6 +104,5 @@ test('after a recount of those jobs, stats() agrees with a full count', async ()
     const entry = stats.byKind.find((each) => each.kind === kind)!;
     const of = (status: JobStatus) => full.filter((row) => row.kind === kind && row.status === status).reduce((sum, row) => sum + Number(row.n), 0);
     assert.deepEqual(entry.counts, Object.fromEntries(JOB_STATUSES.map((status) => [status, of(status)])), kind);
-    assert.ok(entry.counts.scheduled > 0, `${kind} has scheduled jobs`);
   }
 });

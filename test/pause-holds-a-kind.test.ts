@@ -76,7 +76,7 @@ test('jobq pause/resume: one line each, stats shows the paused kind, work --once
   const pausedOf = (kind: string) => stats.byKind.find((entry: { kind: string }) => entry.kind === kind)?.paused;
   assert.deepEqual([pausedOf('email'), pausedOf('sms')], [true, false]);
   const text = (await runCli(['stats', '--database-url', db.url])).stdout;
-  assert.match(text, /^\| email  \|       1 \|       0 \|       0 \|       0 \|       0 \|         0 \|     yes \|$/m);
+  assert.match(text, /^\| email  \|       1 \|         0 \|       0 \|       0 \|       0 \|         0 \|     yes \|$/m);
 
   const work = await runCli(['work', '--handler', RECORD_IDS, '--once', '--database-url', db.url], { JOBQ_DATABASE_URL: db.url });
   assert.equal(work.code, 0, work.stderr);

@@ -21,22 +21,23 @@ test('stats prints every status, the total, the head age and claims per owner', 
   assert.equal(result.code, 0, result.stderr);
   const lines = result.stdout.trimEnd().split('\n');
   assert.equal(lines[0], `table jobs in ${db.name} at ${SERVER_ADDRESS}`);
-  assert.deepEqual(lines.slice(1, 8), [
+  assert.deepEqual(lines.slice(1, 9), [
     '| status    | count(status) |',
     '| unclaimed |             2 |',
     '| claimed   |             2 |',
     '| done      |             1 |',
     '| failed    |             0 |',
     '| cancelled |             0 |',
+    '| scheduled |             0 |',
     '| total     |             5 |',
   ]);
-  assert.match(lines[8]!, /^oldest unclaimed job: \d+\.\d\d s old$/);
-  assert.equal(lines[9], 'claimed per owner: consumer 3: 2');
-  assert.deepEqual(lines.slice(10, 12), [
+  assert.match(lines[9]!, /^oldest unclaimed job: \d+\.\d\d s old$/);
+  assert.equal(lines[10], 'claimed per owner: consumer 3: 2');
+  assert.deepEqual(lines.slice(11, 13), [
     '| kind   | waiting | scheduled | running |  failed |    done | cancelled |  paused |',
     '| (none) |       2 |         0 |       2 |       0 |       1 |         0 |         |',
   ]);
-  assert.match(lines[12]!, /^server: \d+\.\d+\.\d+\S*, default isolation [A-Z-]+ \(jobq uses READ-COMMITTED\), binlog (off|[A-Z]+)$/);
+  assert.match(lines[13]!, /^server: \d+\.\d+\.\d+\S*, default isolation [A-Z-]+ \(jobq uses READ-COMMITTED\), binlog (off|[A-Z]+)$/);
 });
 
 test('stats --json prints one object with stable keys', async () => {
@@ -57,7 +58,7 @@ test('stats --json prints one object with stable keys', async () => {
 test('stats --watch redraws until interrupted', async () => {
   const { startCli } = await import('./helpers/run-cli.js');
   const run = startCli(['stats', '--watch', '0.2', '--database-url', db.url]);
-  await run.waitFor(/(^-- .*\n(?:.*\n){14}){3}/m);
+  await run.waitFor(/(^-- .*\n(?:.*\n){15}){3}/m);
   run.kill('SIGINT');
   const result = await run.done;
   assert.equal(result.code, 0, result.stderr);
