@@ -87,9 +87,9 @@ test('the counts read the index entries of claimed and delayed jobs, not those o
   assert.equal(of('all', null), claimed, 'claimed');
   for (const kind of KINDS) {
     assert.equal(of('kind', kind), fullOf(kind, 'claimed'), `${kind} claimed`);
-    assert.equal(of('delayed', kind), fullOf(kind, 'scheduled'), `${kind} delayed`);
+    assert.equal(of('scheduled', kind), fullOf(kind, 'scheduled'), `${kind} scheduled`);
   }
-  assert.equal(of('delayed', null), fullOf(null, 'scheduled'), 'delayed of no kind');
+  assert.equal(of('scheduled', null), fullOf(null, 'scheduled'), 'scheduled of no kind');
 });
 
 test('the longest wait reads one index entry or so per priority, and agrees with a full read', async () => {

@@ -55,7 +55,7 @@ export async function readQueueStats(db: Database, table: { name: string; quoted
       // The others per kind, '' or NULL for none.
       const entry = row.kind === null || row.kind === '' ? withoutKind : entryOf(row.kind);
       // Scheduled jobs are in the kept count of waiting jobs too: counted apart, they leave it.
-      if (row.scope === 'delayed') {
+      if (row.scope === 'scheduled') {
         for (const counted of [counts, entry.counts]) {
           counted.scheduled += count;
           counted.unclaimed -= count;
@@ -103,7 +103,7 @@ export async function readQueueStats(db: Database, table: { name: string; quoted
   };
 }
 
-type CountRow = { scope: 'all' | 'kind' | 'delayed' | 'kept' | 'new' | 'newRows' | 'uncounted'; kind: string | null; status: JobStatus; count: number | string };
+type CountRow = { scope: 'all' | 'kind' | 'scheduled' | 'kept' | 'new' | 'newRows' | 'uncounted'; kind: string | null; status: JobStatus; count: number | string };
 
 /**
  * Above this many rows of new jobs, or jobs inserted after the fold mark, stats() folds them into

@@ -73,7 +73,7 @@ export const SNOOZE_OWNED_SQL = (table: QuotedIdentifier) => `
   UPDATE ${table} FORCE INDEX (PRIMARY)
      SET attempts = attempts - (attempts > 0), snoozes = snoozes + 1, lease_expiries = 0,
          claim_token = DEFAULT, owner_id = DEFAULT, owner_date = NOW(6), run_after = NOW(6) + INTERVAL ? MICROSECOND,
-         status = ${WAITING_STATUS()}
+         status = ${WAITING_STATUS}
    WHERE id IN (?) AND claim_token = ?`;
 
 /** Stores what a running job's handler last reported (`job.progress`), while its claim holds it. Params: JSON text, id, token. */
@@ -114,7 +114,7 @@ export const FAIL_OWNED_SQL = (table: QuotedIdentifier) => `
      SET lease_expiries = 0,
          run_after = IF(attempts >= ?, NOW(6),
                         NOW(6) + INTERVAL CAST(LEAST(? * POW(2, attempts - 1), ${MAX_RETRY_DELAY_MS * 1000}) AS UNSIGNED) MICROSECOND),
-         status = IF(attempts >= ?, 'failed', ${WAITING_STATUS()}),
+         status = IF(attempts >= ?, 'failed', ${WAITING_STATUS}),
          last_error = ?, claim_token = DEFAULT,
          errors = JSON_ARRAY_APPEND(IF(JSON_LENGTH(errors) >= ${KEPT_ERRORS}, JSON_REMOVE(errors, '$[0]'), IFNULL(errors, JSON_ARRAY())), '$',
                     JSON_OBJECT('attempt', attempts, 'at', DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%dT%H:%i:%s.%fZ'), 'message', ?, 'stack', ?))

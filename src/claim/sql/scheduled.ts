@@ -13,10 +13,10 @@ import type { QuotedIdentifier } from '../../config/identifiers.js';
  */
 
 /**
- * The status of a waiting job, from its run_after (`column`): in an UPDATE's SET after run_after
- * is set (SET runs left to right on both servers), in an INSERT's values after run_after's.
+ * The status of a waiting job, from its run_after: in an UPDATE's SET after run_after is set (SET
+ * runs left to right on both servers), in an INSERT's values after run_after's.
  */
-export const WAITING_STATUS = (column = 'run_after') => `IF(${column} > NOW(6), 'scheduled', 'unclaimed')`;
+export const WAITING_STATUS = "IF(run_after > NOW(6), 'scheduled', 'unclaimed')";
 
 /**
  * The scheduled jobs that have come due, oldest first, locked: SKIP LOCKED, so that two turns

@@ -29,7 +29,7 @@ export const insertJobsSql = (table: QuotedIdentifier, rows: number, { uncounted
 
 // The status last: it reads the row's run_after (sql/scheduled.ts), which both servers allow in VALUES.
 const INSERT_COLUMNS = 'given_key, kind, payload, d, e, priority, run_after, trace_context, job_group, unique_key, unique_while, timeout_ms, claim_token, status';
-const rowValues = (uncounted: boolean) => `(?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND, ?, ?, ?, ?, ?, ${uncounted ? UNCOUNTED_TOKEN : '?'}, ${WAITING_STATUS()})`;
+const rowValues = (uncounted: boolean) => `(?, ?, ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND, ?, ?, ?, ?, ?, ${uncounted ? UNCOUNTED_TOKEN : '?'}, ${WAITING_STATUS})`;
 
 /** The values of insertJobsSql or insertOneJobSql for these rows, sent with `marker` (none: uncounted). */
 export const insertValues = (rows: readonly JobRow[], marker: Buffer | undefined): unknown[] => (marker === undefined ? rows.flat() : rows.flatMap((row) => [...row, marker]));

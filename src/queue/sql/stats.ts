@@ -9,7 +9,7 @@ import { UNCOUNTED_TOKEN } from '../../claim/sql/counters.js';
  * index entries: the claimed jobs (scope `all` over every job; `kind`, over the kind index, two
  * ranges per kind: the jobs without a kind are the difference, the kind index holding copies of
  * status and run_after that are NULL for them, see schema 4), bounded by the workers' batches; and
- * the scheduled ones (scope `delayed`, per kind, NULL for none: kept in the waiting count too), the
+ * the scheduled ones (scope `scheduled`, per kind, NULL for none: kept in the waiting count too), the
  * range of their status, and a read of each one's row for its kind. One statement: one snapshot.
  * The kinds are given (LISTED_KINDS_SQL): read in the same statement, by a join or a semi-join,
  * the counts per kind went through a temporary table, 1.8x slower on a million jobs.
@@ -25,7 +25,7 @@ export const COUNT_JOBS_SQL = (table: QuotedIdentifier, withKinds: boolean) => `
    WHERE kind IN (?) AND kind_status = 'claimed'
    GROUP BY kind` : ''}
   UNION ALL
-  SELECT 'delayed', kind, 'scheduled', COUNT(*)
+  SELECT 'scheduled', kind, 'scheduled', COUNT(*)
     FROM ${table} FORCE INDEX (status_priority_run_after)
    WHERE status = 'scheduled'
    GROUP BY kind

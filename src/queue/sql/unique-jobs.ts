@@ -39,7 +39,7 @@ const DEBOUNCES = "VALUES(unique_while) = 'debounce' AND status IN ('unclaimed',
 export const DEBOUNCE_UPDATES_SQL = `,
     payload = IF(${DEBOUNCES}, VALUES(payload), payload),
     run_after = IF(${DEBOUNCES}, VALUES(run_after), run_after),
-    status = IF(${DEBOUNCES}, ${WAITING_STATUS()}, status)`;
+    status = IF(${DEBOUNCES}, ${WAITING_STATUS}, status)`;
 
 /** The jobs that hold these unique keys now. Params: [keys, each heldUniqueKey]. */
 export const JOBS_BY_UNIQUE_KEY_SQL = (table: QuotedIdentifier) => `
