@@ -164,10 +164,10 @@ const summaryNumber = (stdout: string, key: string): number => {
 const emptyClaimPercent = (stdout: string): number => Number(/^empty claims = \d+ \(([\d.]+) %\)$/m.exec(stdout)?.[1]);
 
 /**
- * Queues `count` demo jobs; into a fresh table unless `recreate` is false; with another build's
- * JobQueue if given; into a table partitioned as `layout` says (unpartitioned by default).
+ * Queues `count` demo jobs, and `delayed` more due in a day; into a fresh table unless `recreate`
+ * is false; with another build's JobQueue if given; into a table partitioned as `layout` says
+ * (unpartitioned by default).
  */
-/** A fresh jobs table (unless not `recreate`) with `count` jobs due now and `delayed` due in a day. */
 async function prefillJobq(count: number, { Queue = JobQueue, recreate = true, layout, delayed = 0 }: { Queue?: typeof JobQueue; recreate?: boolean; layout?: Layout; delayed?: number } = {}): Promise<void> {
   const queue = await Queue.open({ url, createDatabase: true });
   await queue.setup({ recreate, force: true, ...layout });
