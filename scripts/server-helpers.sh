@@ -74,9 +74,14 @@ stop_nodes() {
   for n in 3 2 1; do stop_node "$n" TERM; done
 }
 
-# destroy_nodes: stops the cluster's nodes and deletes their folder ($dir).
+# destroy_nodes: ends the cluster's nodes with SIGKILL and deletes their folder ($dir): a clean
+# shutdown buys nothing for data deleted next, and a MariaDB 10.11.19 Galera node was seen to hang
+# in its shutdown with one InnoDB purge thread spinning and its memory growing by about 250 MB a
+# second, until the machine swapped and the OOM killer ended it (stop_by_pidfile's 60 s were
+# enough for 15 GB).
 destroy_nodes() {
-  stop_nodes
+  local n
+  for n in 3 2 1; do stop_node "$n" KILL; done
   rm -rf "$dir"
 }
 

@@ -176,11 +176,12 @@ test("a job's page: open it from a search, see its errors and progress while it 
   await page.fill('#search-id', String(delayed));
   await page.click('#search button[type="submit"]');
   await page.locator(`#found tr[data-id="${delayed}"] a`).click();
-  await until(async () => (await field('status').textContent({ timeout: 1000 }).catch(() => null)) === 'unclaimed');
+  await until(async () => (await field('status').textContent({ timeout: 1000 }).catch(() => null)) === 'scheduled');
   await page.click('#job-run-now');
   await until(async () => (await page.locator('#job-result').textContent()) === 'due now');
-  const [due] = await db.rows<{ due: number }>('SELECT run_after <= NOW(6) AS due FROM jobs WHERE id = ?', [delayed]);
-  assert.equal(Number(due!.due), 1);
+  const [made] = await db.rows<{ status: string; due: number }>('SELECT status, run_after <= NOW(6) AS due FROM jobs WHERE id = ?', [delayed]);
+  assert.deepEqual([made!.status, Number(made!.due)], ['unclaimed', 1]);
+  await until(async () => (await field('status').textContent({ timeout: 1000 }).catch(() => null)) === 'unclaimed');
 
   // A failed job, opened from the failed list and requeued from its page.
   const broken = await queue.enqueue({ kind: 'broken' });
