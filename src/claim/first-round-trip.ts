@@ -24,11 +24,13 @@ export interface FirstRoundTrip {
   candidates: Candidate[] | undefined;
   /** Scheduled jobs that have come due, locked for the turn to make waiting (sql/scheduled.ts). */
   due: number[];
+  /** In how many ms the next scheduled job comes due, when the request asked (`readNextDue`) and one is scheduled. */
+  nextDueInMs: number | undefined;
 }
 
 /**
  * The first round trip of a claim turn: START TRANSACTION; [lock a lane row;] [the rules on kinds;]
- * scheduled jobs come due; the candidates of the lane. The candidate read goes to the replica
+ * scheduled jobs come due [and when the next will]; the candidates of the lane. The candidate read goes to the replica
  * instead when there is one, at the same time. It reads the lane the round trip takes, unless the
  * read goes to a replica or names the lane's partitions: then it reads the lane tried first, which
  * holds only if that one was free at once.
@@ -40,6 +42,7 @@ export async function firstRoundTrip(tx: Transaction, table: QuotedIdentifier, r
   const lanes = laneRow === undefined ? undefined : takeLane(laneRow, at);
   const ruled = rules?.refresh === true ? readRules(table, rules, request, at) : undefined;
   const dueAt = at([scheduledSql.DUE_SCHEDULED_SQL(table), [request.claim.batchSize]]);
+  const nextDueAt = request.readNextDue === true ? at([scheduledSql.NEXT_DUE_SQL(table)]) : -1;
   const readsTakenLane = laneRow !== undefined && reader.source === undefined && !claimSql.lanesArePartitions(laneRow.lanes, request.partitions);
   const guessed = laneRow === undefined ? givenLane(request) : inPartitions(laneRow.first, laneRow.lanes, request);
   const laneRead = reader.laneRead(readsTakenLane ? { taken: true, count: laneRow!.lanes } satisfies TakenLane : guessed);
@@ -58,8 +61,11 @@ export async function firstRoundTrip(tx: Transaction, table: QuotedIdentifier, r
     rules: ruled === undefined ? rules : ruled(results),
     candidates: guessHeld ? await reader.ordered(rows, laneRead?.probedBelow) : undefined,
     due: (results[dueAt] as Array<{ id: number }>).map((row) => Number(row.id)),
+    nextDueInMs: nextDueAt < 0 ? undefined : msOrUndefined((results[nextDueAt] as Array<{ due_in_us: number | null }>)[0]?.due_in_us),
   };
 }
+
+const msOrUndefined = (us: number | null | undefined) => (us === null || us === undefined ? undefined : Number(us) / 1000);
 
 /** The lane-row statements (sql/lanes.ts): take the first free lane from `first`, else wait for `first`; read what was taken. */
 function takeLane(laneRow: NonNullable<TurnRequest['laneRow']>, at: (statement: Statement) => number) {

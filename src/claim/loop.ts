@@ -84,6 +84,11 @@ export interface JobSink {
 // server a statement per 200 jobs for nothing.
 const RULES_READ_EVERY_MS = 100;
 
+// An idle loop reads when the next scheduled job comes due at most this often, in the turn that
+// comes next, and sets a timer for it (comingDue): a job delayed by another process starts on time
+// when the producer's own timer is gone (a `jobq enqueue` that exited, a delay beyond a minute).
+const NEXT_DUE_READ_EVERY_MS = 250;
+
 // A loop adds its counts to the running totals with the COMMIT of a turn at most this often, and
 // with its last turn (see running-totals.ts).
 const TOTALS_EVERY_MS = 1000;
@@ -132,6 +137,7 @@ export class ClaimLoop {
   /** The rules on kinds as the last turn that read them saw them, and when that was. */
   private rules: KindRules;
   private rulesReadAt = -Infinity;
+  private nextDueReadAt = -Infinity;
   private readonly rotation = new GroupRotation();
   /** Counts of settled jobs and claims not yet added to the running totals, and when they last were. */
   private readonly pendingTotals = new TotalsTally();
@@ -140,7 +146,7 @@ export class ClaimLoop {
   private laneLeastUrgent = DEFAULT_PRIORITY;
   /** The settles of the turn under way, not committed yet; undefined between turns. */
   private inFlight: readonly PendingWrite[] | undefined;
-  /** Jobs this loop put back for later (retries, snoozes) wake it when they come due. */
+  /** Jobs this loop put back for later (retries, snoozes), or read as the next due while idle, wake it when they come due. */
   private readonly comingDue = new DueTimers(() => this.dueJobs());
 
   constructor(
@@ -303,6 +309,7 @@ export class ClaimLoop {
       };
       const refresh = performance.now() - this.rulesReadAt >= RULES_READ_EVERY_MS;
       const rules = { ...this.rules, refresh };
+      const readNextDue = this.foundNothing && performance.now() - this.nextDueReadAt >= NEXT_DUE_READ_EVERY_MS;
       const result = await claimTurn(this.db, this.table, {
         settle,
         claim: claimOptions,
@@ -315,10 +322,13 @@ export class ClaimLoop {
         ...(this.settings.partitions !== undefined && { partitions: this.settings.partitions }),
         ...(this.settings.preferred !== undefined && { preferred: this.settings.preferred }),
         laneLeastUrgent: this.laneLeastUrgent,
+        ...(readNextDue && { readNextDue }),
       });
       this.counted(result, settle);
       // Jobs that came due are waiting now, in any lane: the next turn reads the whole queue at once.
       if (result.promoted !== undefined) this.enqueuedSince = true;
+      if (readNextDue) this.nextDueReadAt = performance.now();
+      if (result.nextDueInMs !== undefined) this.comingDue.in(result.nextDueInMs);
       lane = result.lane;
       this.laneLeastUrgent = result.laneLeastUrgent ?? this.laneLeastUrgent;
       if (refresh && result.rules !== undefined) {

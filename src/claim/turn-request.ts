@@ -43,6 +43,8 @@ export interface TurnRequest extends SettleRequest {
   laneLeastUrgent?: number;
   /** A range a claim of the whole queue reads first, made afresh for each turn (candidatesPreferred). */
   preferred?: () => PreferredRange;
+  /** Read when the next scheduled job comes due (an idle loop sets a timer for it). */
+  readNextDue?: boolean;
 }
 
 export interface SettleResult {
@@ -67,4 +69,6 @@ export interface TurnResult extends SettleResult {
   heldBack?: HeldBack;
   /** Scheduled jobs that came due and are waiting now (sql/scheduled.ts): the next turn may claim them. */
   promoted?: number;
+  /** With `readNextDue`: in how many ms the next scheduled job comes due, if one is scheduled. */
+  nextDueInMs?: number;
 }

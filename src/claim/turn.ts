@@ -65,6 +65,7 @@ export async function claimTurn(db: Database, table: QuotedIdentifier, request: 
       ...(reader.laneLeastUrgent !== undefined && { laneLeastUrgent: reader.laneLeastUrgent }),
       ...(heldBack !== undefined && { heldBack }),
       ...(promote.length > 0 && { promoted: first.due.length }),
+      ...(first.nextDueInMs !== undefined && { nextDueInMs: first.nextDueInMs }),
     });
     const nothingClaimed = async (claimCount: TurnResult['claimCount'], candidates: number) =>
       result(claimCount, { token, jobs: [], candidates, failedIds: [] }, (await turn.commit(tx, counters, claimCount, { jobs: [], writes: promote, failedIds: [], candidates })).settlement);

@@ -33,6 +33,14 @@ export const DUE_SCHEDULED_SQL = (table: QuotedIdentifier) => `
 export const PROMOTE_SQL = (table: QuotedIdentifier) => `
   UPDATE ${table} FORCE INDEX (PRIMARY) SET status = 'unclaimed' WHERE id IN (?) AND status = 'scheduled'`;
 
+/**
+ * In how many microseconds the next scheduled job comes due (NULL: none is scheduled): the first
+ * entry of their range, one index dive.
+ */
+export const NEXT_DUE_SQL = (table: QuotedIdentifier) => `
+  SELECT TIMESTAMPDIFF(MICROSECOND, NOW(6), MIN(run_after)) AS due_in_us FROM ${table} FORCE INDEX (status_priority_run_after)
+   WHERE status = 'scheduled' AND waiting_priority = 0`;
+
 /** Is a scheduled job due? For `hasPendingWork`. */
 export const DUE_SCHEDULED_EXISTS = (table: QuotedIdentifier) =>
   `EXISTS (SELECT 1 FROM ${table} FORCE INDEX (status_priority_run_after) WHERE status = 'scheduled' AND waiting_priority = 0 AND run_after <= NOW(6))`;
