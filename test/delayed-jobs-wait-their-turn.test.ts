@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { queueForTests } from './helpers/queue-fixtures.js';
 import { runCli } from './helpers/run-cli.js';
 import { waitUntil } from './helpers/wait.js';
+import { entriesReadBy } from './helpers/server-counters.js';
 import { claimTurn } from '../src/claim/turn.js';
 import { TotalsTally } from '../src/claim/running-totals.js';
 import { parseDatabaseUrl } from '../src/config/database-url.js';
@@ -58,17 +59,14 @@ test('claims read past no job due later: scheduled jobs are read only once due, 
 
   const claimer = await Database.open({ settings: parseDatabaseUrl(db.url) });
   try {
-    const reads = async () => (await claimer.query<Array<{ Value: string }>>("SHOW SESSION STATUS LIKE 'Handler_read%'")).reduce((sum, row) => sum + Number(row.Value), 0);
-    /** A claim turn, and the index entries and rows it read (less those of a read of the counters themselves). */
-    const turn = async (kinds?: string[]) => {
-      const first = await reads();
-      const before = await reads();
-      const result = await claimTurn(claimer, quoteIdentifier('jobs'), {
-        claim: { batchSize: 10, leaseSeconds: 60, ownerId: 1, ...(kinds !== undefined && { kinds }) },
-        totals: { queue: 'jobs', pending: new TotalsTally(), flush: true },
-      });
-      return { result, read: (await reads()) - before - (before - first) };
-    };
+    /** A claim turn, and the index entries and rows it read. */
+    const turn = (kinds?: string[]) =>
+      entriesReadBy(claimer, () =>
+        claimTurn(claimer, quoteIdentifier('jobs'), {
+          claim: { batchSize: 10, leaseSeconds: 60, ownerId: 1, ...(kinds !== undefined && { kinds }) },
+          totals: { queue: 'jobs', pending: new TotalsTally(), flush: true },
+        }),
+      );
     const whole = await turn();
     assert.deepEqual(whole.result.claim.jobs.map((job) => job.id).sort(), [...due].sort());
     assert.ok(whole.read < 100, `a claim of the whole queue read ${whole.read} entries beside 4,000 jobs due later`);

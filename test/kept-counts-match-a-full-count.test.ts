@@ -8,6 +8,7 @@ import { queueForTests } from './helpers/queue-fixtures.js';
 import { serverConnectionOptions } from './helpers/test-database.js';
 import { runCli, startCli } from './helpers/run-cli.js';
 import { waitUntil } from './helpers/wait.js';
+import { entriesReadBy } from './helpers/server-counters.js';
 import { UNCOUNTED_TOKEN } from '../src/claim/sql/counters.js';
 import { foldUncountedJobs } from '../src/queue/uncounted-jobs.js';
 import { Database } from '../src/db/database.js';
@@ -74,14 +75,8 @@ test('a fold reads no job where no writer of uncounted jobs held a lease since i
   const { queue, db } = context;
   const folder = await Database.open({ settings: parseDatabaseUrl(db.url) });
   try {
-    const read = async () => (await folder.query<Array<{ Value: string }>>("SHOW SESSION STATUS LIKE 'Handler_read%'")).reduce((sum, row) => sum + Number(row.Value), 0);
-    // Entries the fold read, less those of a read of the counters themselves (MySQL's reads its status tables).
-    const fold = async () => {
-      const first = await read();
-      const before = await read();
-      await foldUncountedJobs(folder, { name: 'jobs', quoted: quoteIdentifier('jobs') });
-      return (await read()) - before - (before - first);
-    };
+    // Entries the fold read.
+    const fold = async () => (await entriesReadBy(folder, () => foldUncountedJobs(folder, { name: 'jobs', quoted: quoteIdentifier('jobs') }))).read;
     for (let n = 0; n < 5; n++) await queue.enqueueMany(Array.from({ length: 1000 }, () => ({ kind: 'import' })));
     const entries = await fold();
     assert.ok(entries < 100, `read ${entries} entries for 5,000 jobs inserted counted`);
