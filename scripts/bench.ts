@@ -63,7 +63,10 @@ import { quoteIdentifier, type QuotedIdentifier } from '../src/config/identifier
  *              taking turns over BENCH_ROUNDS; medians.
  *   latency    (not in the default set) enqueue-to-start p50/p95/p99 at 200 and 1,000 jobs a
  *              second offered by 2 paced producer processes to one queue.work process, and at
- *              1,000 a second enqueued in the worker's own process (BENCH_LATENCY_SECONDS each).
+ *              1,000 a second enqueued in the worker's own process (BENCH_LATENCY_SECONDS each);
+ *              then the floor under them (bench/latency-floor.ts): the steps of a start by hand
+ *              (an INSERT, a KILL QUERY wake-up, a 4-statement claim) against jobq's (enqueue(),
+ *              the wake-up, claim()), medians of one at a time.
  *   pause      (not in the default set) the worker's pause after a light claim at its default
  *              against none (lightClaimPause): enqueue-to-start at 1,000 jobs a second, and the
  *              jobs produced a second by 2 producers at full speed, taking turns over BENCH_ROUNDS.
@@ -94,6 +97,7 @@ import { articleTableSql } from '../src/queue/sql/schema.js';
 import { DEFAULTS } from '../src/config/defaults.js';
 import { cpuSecondsOf, readServerCounters, serverPid, readServerSettings, sampleRss, type ServerCounters } from './bench/server-probe.js';
 import { buildBaseline } from './bench/baseline-build.js';
+import { measureLatencyFloor } from './bench/latency-floor.js';
 import { measureMonitoring } from './bench/monitoring.js';
 import { lineChart } from './bench/svg-chart.js';
 import { startCli, type CliResult } from '../test/helpers/run-cli.js';
@@ -547,7 +551,21 @@ async function enqueueToStart(): Promise<Result[]> {
   const results = [await enqueueToStartRun('latency 200/s from 2 producer processes', 200), await enqueueToStartRun('latency 1000/s from 2 producer processes', 1000)];
   const inProcess = await enqueueToStartRun("latency 1000/s from the worker's own process", 1000, { inProcess: true });
   const p50 = (result: Result) => result.extra!.enqueueToStartP50ms!;
-  return [...results, { ...inProcess, extra: { ...inProcess.extra, p50ToOtherProcesses: Math.round((100 * p50(inProcess)) / p50(results[1]!)) / 100 } }];
+  return [...results, { ...inProcess, extra: { ...inProcess.extra, p50ToOtherProcesses: Math.round((100 * p50(inProcess)) / p50(results[1]!)) / 100 } }, ...(await latencyFloorRows())];
+}
+
+/** The latency floor (bench/latency-floor.ts) as two rows: the raw steps and jobq's, each with its sum; jobq's as a ratio to the raw. */
+async function latencyFloorRows(): Promise<Result[]> {
+  await prefillJobq(0);
+  const floor = await measureLatencyFloor(url);
+  const row = (scenario: string, extra: Record<string, number>): Result => ({ scenario, consumers: 1, jobs: 0, jobsPerSecond: 0, deadlocks: 0, lockWaits: 0, serverCpuPercent: 0, extra });
+  const rawSum = floor.insert + floor.wake + floor.rawClaim;
+  const jobqSum = floor.enqueue + floor.wake + floor.claim;
+  const round = (ms: number) => Math.round(ms * 100) / 100;
+  return [
+    row('latency floor: INSERT + wake-up + claim by hand', { roundTripMs: floor.roundTrip, insertMs: floor.insert, wakeMs: floor.wake, claimMs: floor.rawClaim, sumMs: round(rawSum) }),
+    row('latency floor: enqueue() + wake-up + claim()', { enqueueMs: floor.enqueue, wakeMs: floor.wake, claimMs: floor.claim, sumMs: round(jobqSum), toHand: round(jobqSum / rawSum) }),
+  ];
 }
 
 /**
