@@ -30,10 +30,10 @@ export interface FirstRoundTrip {
 
 /**
  * The first round trip of a claim turn: START TRANSACTION; [lock a lane row;] [the rules on kinds;]
- * scheduled jobs come due [and when the next will]; the candidates of the lane. The candidate read goes to the replica
- * instead when there is one, at the same time. It reads the lane the round trip takes, unless the
- * read goes to a replica or names the lane's partitions: then it reads the lane tried first, which
- * holds only if that one was free at once.
+ * scheduled jobs come due [and when the next will]; the candidates of the lane. The candidate read
+ * goes to the replica instead when there is one, at the same time. It reads the lane the round
+ * trip takes, unless the read goes to a replica or names the lane's partitions: then it reads the
+ * lane tried first, which holds only if that one was free at once.
  */
 export async function firstRoundTrip(tx: Transaction, table: QuotedIdentifier, request: TurnRequest, reader: CandidateReader): Promise<FirstRoundTrip> {
   const { laneRow, rules } = request;
