@@ -7,7 +7,7 @@ import * as claimSql from './sql/claim.js';
 import type { CandidateRow } from './sql/claim.js';
 import * as groupSql from './sql/groups.js';
 import * as limitSql from './sql/limits.js';
-import { rateWindow, readLimits, runningOf, type HeldBack, type KindPlan, type LimitRow, type LockedJob, type Room, type Spent } from './limit-spend.js';
+import { rateWindow, settlingCount, type HeldBack, type KindPlan, type LimitRow, type LockedJob, type Room, type Spent } from './limit-spend.js';
 import type { ClaimOptions } from './types.js';
 
 /** The candidates a claim turn may take of the kinds it reads apart, and what its limits need written. */
@@ -74,10 +74,24 @@ export async function candidatesOfKindsApart(tx: Transaction, table: QuotedIdent
 /** How many jobs the claim reads of each kind: at most its room, and no more than the limits it could lock leave. */
 async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRules, kinds: readonly string[], room: Room): Promise<{ plans: KindPlan[]; heldBack?: HeldBack }> {
   const limited = kinds.filter((kind) => rules.limited.includes(kind));
-  const [locked, read] = (limited.length === 0 ? [[], []] : await tx.run(...readLimits(table, rules.queue, limited, room.settling))) as [Array<{ kind: string }>, LimitRow[]];
+  const { settling } = room;
+  const [read, locked, counted, rated, leaving = []] = (
+    limited.length === 0
+      ? [[], [], [], []]
+      : await tx.run(
+          [limitSql.READ_LIMITS_SQL, [rules.queue, limited]],
+          [limitSql.LOCK_LIMITS_SQL, [rules.queue, limited]],
+          [limitSql.COUNT_RUNNING_SQL(table), [rules.queue, limited]],
+          [limitSql.RATE_SPENT_SQL, [limitSql.RATE_MARGIN_MICROSECONDS, rules.queue, limited]],
+          ...settlingCount(table, settling),
+        )
+  ) as [LimitRow[], Array<{ kind: string }>, Array<{ kind: string; running: number }>, Array<{ kind: string; spent: number }>, Array<{ kind: string; settling: number }>?];
   const held = new Set(locked.map((row) => row.kind));
   // A kind limited as a whole is read under its row, one limited per group only under its groups'.
   const limits = new Map(read.filter((row) => held.has(row.kind) || limitSql.limitedPerGroupOnly(row)).map((row) => [row.kind, row]));
+  const settled = new Map(leaving.map((row) => [row.kind, Number(row.settling)]));
+  const running = new Map(counted.map((row) => [row.kind, Number(row.running) - (settled.get(row.kind) ?? 0)]));
+  const spent = new Map(rated.map((row) => [row.kind, Number(row.spent)]));
   const plans: KindPlan[] = [];
   let heldBack: HeldBack | undefined;
   for (const kind of kinds) {
@@ -91,8 +105,8 @@ async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRu
     const groupRate = rateWindow(limit?.group_rate_jobs, limit?.group_rate_seconds);
     const grouped = groupConcurrency !== null || groupRate !== null || rules.grouped.includes(kind);
     const rate = rateWindow(limit?.rate_jobs, limit?.rate_seconds);
-    const slots = limit?.concurrency == null ? Infinity : Number(limit.concurrency) - runningOf(limit);
-    const others = Math.min(limit === undefined ? room.all : room.limited, rate === null ? Infinity : rate.jobs - Number(limit?.spent ?? 0));
+    const slots = limit?.concurrency == null ? Infinity : Number(limit.concurrency) - (running.get(kind) ?? 0);
+    const others = Math.min(limit === undefined ? room.all : room.limited, rate === null ? Infinity : rate.jobs - (spent.get(kind) ?? 0));
     const take = Math.min(slots, others);
     if (take <= 0) {
       if (slots <= 0) heldBack ??= 'full';

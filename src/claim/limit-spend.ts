@@ -51,8 +51,8 @@ export interface KindPlan {
   groupRate: RateWindow | null;
 }
 
-/** A limit row as the claim reads it (sql/limits.ts, limitsInUseSql), with what is in use under it. */
-export type LimitRow = Record<(typeof limitSql.LIMIT_COLUMNS)[number], number | null> & { kind: string; running: number; spent: number; settling: number };
+/** A limit row as the claim locks it. */
+export type LimitRow = Record<(typeof limitSql.LIMIT_COLUMNS)[number], number | null> & { kind: string };
 
 /** A locked job, as far as limits care. */
 export type LockedJob = { id: number; kind: string | null; group: string | null };
@@ -67,21 +67,10 @@ export function rateWindow(jobs: number | null | undefined, perSeconds: number |
   return jobs == null || perSeconds == null ? null : { jobs: Number(jobs), windowUs: Number(perSeconds) * 1e6 + limitSql.RATE_MARGIN_MICROSECONDS };
 }
 
-/**
- * A claim's look at the limits of `kinds` (sql/limits.ts): locks the rows no other claim holds of
- * those limited as a whole, then reads each limit with its running jobs, less those the turn
- * settles, and the jobs claimed within its rate's window. Two statements for one round trip.
- */
-export function readLimits(table: QuotedIdentifier, queue: string, kinds: readonly string[], settling: Room['settling']): Statement[] {
-  const settled = settling.length === 0 ? [] : [settling.map(([id]) => id), settling];
-  return [
-    [limitSql.LOCK_LIMITS_SQL, [queue, kinds]],
-    [limitSql.limitsInUseSql(table, settling.length > 0), [limitSql.RATE_MARGIN_MICROSECONDS, ...settled, queue, kinds]],
-  ];
+/** Counts the running jobs the turn settles, by kind, if there are any. */
+export function settlingCount(table: QuotedIdentifier, settling: Room['settling']): Statement[] {
+  return settling.length === 0 ? [] : [[limitSql.COUNT_SETTLING_SQL(table), [settling.map(([id]) => id), settling]]];
 }
-
-/** Jobs running under a limit row, less those the turn settles. */
-export const runningOf = (row: LimitRow): number => Number(row.running) - Number(row.settling);
 
 /**
  * What a claim writes for the limits it took jobs under: their rows, or those of the groups it

@@ -1,6 +1,6 @@
 import type { Transaction } from '../db/transaction.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
-import { rateWindow, readLimits, runningOf, type HeldBack, type KindPlan, type LimitRow, type LockedJob, type Room, type Spent } from './limit-spend.js';
+import { rateWindow, settlingCount, type HeldBack, type KindPlan, type LimitRow, type LockedJob, type Room, type Spent } from './limit-spend.js';
 import * as limitSql from './sql/limits.js';
 
 /**
@@ -25,11 +25,20 @@ export interface TableLimit {
  * if it finds as many jobs.
  */
 export async function roomUnderTableLimit(tx: Transaction, table: QuotedIdentifier, queue: string, room: Room): Promise<TableLimit> {
-  const [locked, [limit]] = (await tx.run(...readLimits(table, queue, [limitSql.EVERY_KIND], room.settling))) as [unknown[], LimitRow[]];
+  const every = [limitSql.EVERY_KIND];
+  const [read, locked, counted, rated, leaving = []] = (await tx.run(
+    [limitSql.READ_LIMITS_SQL, [queue, every]],
+    [limitSql.LOCK_LIMITS_SQL, [queue, every]],
+    [limitSql.COUNT_ALL_RUNNING_SQL(table)],
+    [limitSql.RATE_SPENT_SQL, [limitSql.RATE_MARGIN_MICROSECONDS, queue, every]],
+    ...settlingCount(table, room.settling),
+  )) as [LimitRow[], unknown[], Array<{ running: number }>, Array<{ spent: number }>, Array<{ settling: number }>?];
+  const limit = read[0];
   if (limit === undefined || locked.length === 0) return { room: 0, heldBack: 'busy' };
-  const slots = limit.concurrency === null ? Infinity : Number(limit.concurrency) - runningOf(limit);
+  const running = Number(counted[0]?.running ?? 0) - leaving.reduce((sum, row) => sum + Number(row.settling), 0);
+  const slots = limit.concurrency === null ? Infinity : Number(limit.concurrency) - running;
   const rate = rateWindow(limit.rate_jobs, limit.rate_seconds);
-  const others = Math.min(room.limited, rate === null ? Infinity : rate.jobs - Number(limit.spent));
+  const others = Math.min(room.limited, rate === null ? Infinity : rate.jobs - Number(rated[0]?.spent ?? 0));
   const take = Math.max(0, Math.min(slots, others));
   const plan: KindPlan = { kind: limitSql.EVERY_KIND, take, fills: slots <= others, grouped: false, limited: true, lockGroups: false, groupConcurrency: null, rate, groupRate: null };
   return { room: take, ...(slots <= 0 && { heldBack: 'full' as const }), plan };

@@ -93,45 +93,35 @@ const RUNNING = `j.kind_status = 'claimed' AND j.waiting_priority = 0 AND j.kind
 const RUNNING_ANY = `j.status = 'claimed' AND j.waiting_priority = 0 AND j.run_after > NOW(6)`;
 
 /**
- * A claim's look at the limits of the kinds it may take, in one round trip: first it locks the
- * rows that no other claim holds of those with a limit on the kind as a whole (those limited per
- * group only are claimed under their groups' rows, sql/groups.ts); then it reads every limit with
- * what is in use under it (limitsInUseSql). The read runs after the locks, and at READ COMMITTED
- * sees every claim committed by whoever held a row before. Params: queue, [kinds].
+ * A claim's look at the limits of the kinds it may take: reads them, locks the rows that no other
+ * claim holds of those with a limit on the kind as a whole (those limited per group only are
+ * claimed under their groups' rows, sql/groups.ts), then counts the running jobs of each kind with
+ * a concurrency limit. One round trip: the count runs after the locks, and at READ COMMITTED sees
+ * every claim committed by whoever held a row before. Params: queue, [kinds] each.
  */
+export const READ_LIMITS_SQL = `SELECT kind, ${LIMIT_COLUMNS.join(', ')} FROM jobq_limits WHERE queue = ? AND kind IN (?)`;
 export const LOCK_LIMITS_SQL = `
   SELECT kind FROM jobq_limits WHERE queue = ? AND kind IN (?) AND (concurrency IS NOT NULL OR rate_jobs IS NOT NULL) FOR UPDATE SKIP LOCKED`;
-
-/**
- * Each limit of the kinds with what is in use under it, one row a kind: `running`, its jobs
- * running now (every kind's, for EVERY_KIND) where it has a concurrency limit; `spent`, the jobs
- * claimed within its rate's window and the margin; `settling`, those of its running jobs that the
- * claim's own turn settles (a finished job's slot is free at the COMMIT that claims into it), by
- * primary key and by the token that holds each: a job another claim took after its lease ran out
- * is not ours to count out. One statement where five each cost the turn a statement's overhead
- * (bench-results/README.md, limits-in-one-read). Params: the margin in microseconds, then with
- * `settling` the jobs' [ids] and [[id, token]], then queue, [kinds].
- */
-export const limitsInUseSql = (table: QuotedIdentifier, settling: boolean) => `
-  SELECT l.kind, ${LIMIT_COLUMNS.map((column) => `l.${column}`).join(', ')},
-         IF(l.concurrency IS NULL, 0, IF(l.kind = '${EVERY_KIND}',
-            (SELECT COUNT(*) FROM ${table} AS j FORCE INDEX (status_priority_run_after) WHERE ${RUNNING_ANY}),
-            (SELECT COUNT(*) FROM ${table} AS j FORCE INDEX (kind_status_group_priority_run_after) WHERE j.kind = l.kind AND ${RUNNING}))) AS running,
-         IF(l.rate_jobs IS NULL, 0,
-            (SELECT IFNULL(SUM(c.jobs), 0) FROM jobq_rate_claims AS c FORCE INDEX (spent)
-              WHERE c.queue = l.queue AND c.kind = l.kind AND c.job_group = ''
-                AND c.claimed_at > NOW(6) - INTERVAL (l.rate_seconds * 1000000 + ?) MICROSECOND)) AS spent,
-         ${
-           settling
-             ? `IF(l.concurrency IS NULL, 0,
-            (SELECT COUNT(*) FROM ${table} AS j FORCE INDEX (PRIMARY)
-              WHERE j.id IN (?) AND (j.id, j.claim_token) IN (?) AND (l.kind = '${EVERY_KIND}' OR j.kind = l.kind) AND ${RUNNING_ANY}))`
-             : '0'
-         } AS settling
-    FROM jobq_limits AS l WHERE l.queue = ? AND l.kind IN (?)`;
+export const COUNT_RUNNING_SQL = (table: QuotedIdentifier) => `
+  SELECT j.kind, COUNT(*) AS running FROM jobq_limits AS l
+    JOIN ${table} AS j FORCE INDEX (kind_status_group_priority_run_after) ON j.kind = l.kind AND ${RUNNING}
+   WHERE l.queue = ? AND l.kind IN (?) AND l.concurrency IS NOT NULL GROUP BY j.kind`;
 
 /** Whether a kind's limits are on its groups only: claims of it then lock its groups' rows, not the kind's. */
 export const limitedPerGroupOnly = (limit: Record<(typeof LIMIT_COLUMNS)[number], number | null>) => limit.concurrency === null && limit.rate_jobs === null;
+
+/** The jobs of every kind running now, for a limit on them together (EVERY_KIND). */
+export const COUNT_ALL_RUNNING_SQL = (table: QuotedIdentifier) => `
+  SELECT COUNT(*) AS running FROM ${table} AS j FORCE INDEX (status_priority_run_after) WHERE ${RUNNING_ANY}`;
+
+/**
+ * Of the running jobs, those the claim's own turn settles, by kind (a finished job's slot is free
+ * at the COMMIT that claims into it). By primary key, and by the token that holds each: a job
+ * another claim took after its lease ran out is not ours to count out. Params: [ids], [[id, token]].
+ */
+export const COUNT_SETTLING_SQL = (table: QuotedIdentifier) => `
+  SELECT j.kind, COUNT(*) AS settling FROM ${table} AS j FORCE INDEX (PRIMARY)
+   WHERE j.id IN (?) AND (j.id, j.claim_token) IN (?) AND ${RUNNING_ANY} GROUP BY j.kind`;
 
 /** Marks the limit rows of the kinds a claim took jobs of as written by it. Params: queue, [kinds]. */
 export const TOUCH_LIMITS_SQL = 'UPDATE jobq_limits SET claims = claims + 1 WHERE queue = ? AND kind IN (?)';
@@ -143,6 +133,19 @@ export const TOUCH_LIMITS_SQL = 'UPDATE jobq_limits SET claims = claims + 1 WHER
  * second 0.1 % of its pace: with 50 ms, 1,000 a second ran at 0.93x (bench-results/limits.json).
  */
 export const RATE_MARGIN_MICROSECONDS = 10_000;
+
+/**
+ * The jobs of each kind claimed within its rate's window (and the margin), kind-wide. Read after
+ * the limit rows are locked: every claim under the rate committed before is counted. Params:
+ * margin in microseconds, queue, [kinds].
+ */
+export const RATE_SPENT_SQL = `
+  SELECT c.kind, SUM(c.jobs) AS spent FROM jobq_limits AS l
+    JOIN jobq_rate_claims AS c FORCE INDEX (spent)
+      ON c.queue = l.queue AND c.kind = l.kind AND c.job_group = ''
+     AND c.claimed_at > NOW(6) - INTERVAL (l.rate_seconds * 1000000 + ?) MICROSECOND
+   WHERE l.queue = ? AND l.kind IN (?) AND l.rate_jobs IS NOT NULL
+   GROUP BY c.kind`;
 
 /** Logs jobs a claim took under rates: rows of (queue, kind, group or '', jobs), claimed now. */
 export const logRateClaimsSql = (rows: number) => `
