@@ -99,6 +99,24 @@ export class LocalCluster {
     }
   }
 
+  /**
+   * What the kept counts are made of, read on node N, for a failure message: the counter rows with
+   * a count, the new-job rows, and the jobs by status and claim token.
+   */
+  async keptCountRows(node: number, database: string): Promise<string> {
+    const connection = await this.connect(node, database);
+    try {
+      if (this.kind.causalReads !== undefined) await connection.query(this.kind.causalReads);
+      const read = async (sql: string) => JSON.stringify((await connection.query(sql))[0]);
+      const counters = await read('SELECT kind, shard, waiting_jobs, done_jobs, failed_jobs, claims, completed FROM jobq_counters WHERE waiting_jobs <> 0 OR done_jobs <> 0 OR failed_jobs <> 0 ORDER BY kind, shard');
+      const newJobs = await read('SELECT id, kind, jobs FROM jobq_new_jobs ORDER BY id');
+      const jobs = await read('SELECT status, HEX(claim_token) AS token, COUNT(*) AS n, SUM(lease_expiries) AS expiries FROM jobs GROUP BY status, token ORDER BY n DESC LIMIT 10');
+      return `counter rows ${counters}; new-job rows ${newJobs}; jobs ${jobs}`;
+    } finally {
+      await connection.end();
+    }
+  }
+
   /** How many times a job's lease ran out and the job was claimed again, over the jobs table, read on node N. */
   async leaseExpiries(node: number, database: string): Promise<number> {
     const connection = await this.connect(node, database);
