@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { queueForTests } from './helpers/queue-fixtures.js';
 import { runCli } from './helpers/run-cli.js';
+import { waitUntil } from './helpers/wait.js';
 
 const context = queueForTests();
 
@@ -20,7 +22,7 @@ test('prune: 20,000 done rows older than the cut go in chunks, 1,000 newer stay,
   const result = await queue.prune({ doneOlderThan: '7d' });
   await worker.stop();
 
-  assert.deepEqual(result, { done: 20_000, failed: 0, cancelled: 0, keys: 0, windows: 0, chunks: 20 });
+  assert.deepEqual(result, { done: 20_000, failed: 0, cancelled: 0, keys: 0, windows: 0, groups: 0, chunks: 20 });
   const done = await db.rows<{ id: number }>(`SELECT id FROM ${table} WHERE status = 'done' ORDER BY id`);
   assert.deepEqual(done.map((r) => Number(r.id)), newest.map((r) => Number(r.id)), 'exactly the newer done rows are left');
   assert.ok(handled.size > 0, 'the worker claimed while the prune ran');
@@ -46,4 +48,56 @@ test('jobq prune says how many went; failed and cancelled jobs by their own age;
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /^error: option '--done-older-than <age>' argument 'a week' is invalid\. expected a length of time like 90s, 15m, 12h, 7d or 2w, got "a week"\.$/m);
   assert.equal((await db.rows(`SELECT 1 FROM ${table}`)).length, 3, 'no row changed by a refused prune');
+});
+
+test('prune deletes the lock rows of groups with no job waiting or running, keeps a running group\'s, and a later claim adds a row back under the same limit', async () => {
+  const { queue, db } = context;
+  const locks = async () => (await db.rows<{ job_group: string }>(`SELECT job_group FROM \`${db.name}\`.jobq_group_locks WHERE kind = 'mail' ORDER BY job_group`)).map((row) => row.job_group);
+  await queue.setLimit('mail', { groupConcurrency: 1 });
+  await queue.enqueueMany(['g1', 'g1', 'g2', 'g2', 'g3'].map((group) => ({ kind: 'mail', group })));
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const ended = new Set<number>();
+  let g3Started = false;
+  const worker = queue.work(
+    {
+      mail: async (job) => {
+        if (job.group === 'g3') {
+          g3Started = true;
+          await held;
+        }
+        ended.add(job.id);
+      },
+    },
+    { concurrency: 5, once: true },
+  );
+  try {
+    await waitUntil(() => ended.size === 4 && g3Started, 'the jobs of g1 and g2 ended and g3\'s runs');
+    assert.deepEqual(await locks(), ['g1', 'g2', 'g3']);
+    const result = await queue.prune({ doneOlderThan: '1d' });
+    assert.equal(result.groups, 2);
+    assert.deepEqual(await locks(), ['g3'], 'the running group keeps its row');
+  } finally {
+    release();
+    await worker.finished;
+  }
+  assert.equal((await runCli(['prune', '--done-older-than', '1d', '--database-url', db.url])).stdout.trim(), 'pruned 0 done, 0 failed and 0 cancelled jobs and 1 lock rows of idle groups in 1 chunk');
+  assert.deepEqual(await locks(), []);
+
+  // g1 again: its claims add its row back, and hold its limit of 1 across 2 workers.
+  const ids = (await queue.enqueueMany(Array.from({ length: 6 }, () => ({ kind: 'mail', group: 'g1' })))).firstId!;
+  let running = 0;
+  let most = 0;
+  const runs: number[] = [];
+  const handler = async (job: { id: number }) => {
+    most = Math.max(most, ++running);
+    await sleep(20);
+    running--;
+    runs.push(job.id);
+  };
+  const workers = [queue.work({ mail: handler }, { concurrency: 3, once: true }), queue.work({ mail: handler }, { concurrency: 3, once: true })];
+  await Promise.all(workers.map((each) => each.finished));
+  assert.deepEqual([...runs].sort((a, b) => a - b), Array.from({ length: 6 }, (_, i) => ids + i), 'each job ran once');
+  assert.equal(most, 1, 'never two jobs of g1 at once');
+  assert.deepEqual(await locks(), ['g1']);
 });

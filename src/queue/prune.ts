@@ -1,6 +1,7 @@
 import type { Database } from '../db/database.js';
 import { parseDuration } from '../config/duration.js';
 import { ExitCode, JobqError } from '../errors.js';
+import * as groupSql from '../claim/sql/groups.js';
 import * as keySql from './sql/job-keys.js';
 import * as pruneSql from './sql/prune.js';
 import * as uniqueSql from './sql/unique-jobs.js';
@@ -28,6 +29,8 @@ export interface PruneResult {
   keys: number;
   /** Windows of unique keys that ended (unique.windowSeconds; see sql/unique-jobs.ts). */
   windows: number;
+  /** Rows of groups of kinds limited per group that have no job waiting or running (claim/sql/groups.ts). */
+  groups: number;
   /** DELETE statements it took. */
   chunks: number;
 }
@@ -40,12 +43,13 @@ const CHUNK = 1000;
 /**
  * Deletes done, failed and cancelled jobs that ended before the cuts, oldest first, a chunk per transaction:
  * no long transaction, no big lock set, and workers claim on between them. With `partitioned`,
- * then prunes the keys of gone jobs (sql/job-keys.ts); then the windows of unique keys that ended.
+ * then prunes the keys of gone jobs (sql/job-keys.ts); then the rows of groups with no job
+ * waiting or running (claim/sql/groups.ts), and the windows of unique keys that ended.
  */
 export async function pruneJobs(db: Database, target: { name: string; quoted: QuotedIdentifier }, options: PruneOptions & { partitioned?: boolean }): Promise<PruneResult> {
   const table = target.quoted;
   const counters = { queue: target.name, shard: counterShard(undefined) };
-  const result: PruneResult = { done: 0, failed: 0, cancelled: 0, keys: 0, windows: 0, chunks: 0 };
+  const result: PruneResult = { done: 0, failed: 0, cancelled: 0, keys: 0, windows: 0, groups: 0, chunks: 0 };
   const cuts = [
     ['done', options.doneOlderThan, 'doneOlderThan'],
     ['failed', options.failedOlderThan, 'failedOlderThan'],
@@ -83,7 +87,13 @@ export async function pruneJobs(db: Database, target: { name: string; quoted: Qu
       if (rows.length < CHUNK) break;
     }
   }
-  if (options.partitioned === true) await pruneKeys(db, table, target.name, result, options.onProgress);
+  const chunked = inChunks(db, result, options.onProgress);
+  // The keys of a partitioned table's gone jobs: enqueueing a key again also frees it; this keeps
+  // jobq_job_keys from growing by a row for every job ever queued.
+  if (options.partitioned === true) await chunked('keys', [keySql.KEYS_AFTER_SQL, [target.name]], (keys) => [keySql.FORGET_KEYS_OF_GONE_JOBS_SQL(table), [target.name, keys]]);
+  for (const { kind } of await db.query<Array<{ kind: string }>>(groupSql.GROUP_LOCK_KINDS_SQL, [target.name])) {
+    await chunked('groups', [groupSql.GROUP_LOCKS_AFTER_SQL, [target.name, kind]], (groups) => [groupSql.FORGET_IDLE_GROUP_LOCKS_SQL(table), [target.name, kind, groups]]);
+  }
   for (;;) {
     const deleted = await db.query<{ affectedRows: number }>(uniqueSql.DELETE_ENDED_WINDOWS_SQL, [target.name, CHUNK]);
     if (deleted.affectedRows === 0) break;
@@ -95,20 +105,22 @@ export async function pruneJobs(db: Database, target: { name: string; quoted: Qu
 }
 
 /**
- * Deletes the key rows of a partitioned table's gone jobs, walking the queue's keys in order a
- * chunk at a time. Enqueueing a key again also frees it; this keeps jobq_job_keys from growing
- * by a row for every job ever queued.
+ * Walks rows in the order of their one remaining key column, a chunk at a time: `read` (params
+ * so far, then the last value read, and the chunk's size) names them, `forget` deletes those of
+ * them it should; adds what it deleted to `result[field]`.
  */
-async function pruneKeys(db: Database, table: QuotedIdentifier, queue: string, result: PruneResult, onProgress: PruneOptions['onProgress']): Promise<void> {
-  for (let after = ''; ; ) {
-    const rows = await db.query<Array<{ job_key: string }>>(keySql.KEYS_AFTER_SQL, [queue, after, CHUNK]);
-    if (rows.length === 0) return;
-    const keys = rows.map((row) => row.job_key);
-    const deleted = await db.query<{ affectedRows: number }>(keySql.FORGET_KEYS_OF_GONE_JOBS_SQL(table), [queue, keys]);
-    result.keys += deleted.affectedRows;
-    result.chunks++;
-    onProgress?.(result, undefined);
-    if (rows.length < CHUNK) return;
-    after = keys.at(-1)!;
-  }
+function inChunks(db: Database, result: PruneResult, onProgress: PruneOptions['onProgress']) {
+  return async (field: 'keys' | 'groups', [sql, params]: readonly [string, unknown[]], forget: (values: string[]) => Statement): Promise<void> => {
+    for (let after = ''; ; ) {
+      const rows = await db.query<Array<Record<string, string>>>(sql, [...params, after, CHUNK]);
+      if (rows.length === 0) return;
+      const values = rows.map((row) => Object.values(row)[0]!);
+      const [deleteSql, deleteParams] = forget(values);
+      result[field] += (await db.query<{ affectedRows: number }>(deleteSql, [...(deleteParams ?? [])])).affectedRows;
+      result.chunks++;
+      onProgress?.(result, undefined);
+      if (rows.length < CHUNK) return;
+      after = values.at(-1)!;
+    }
+  };
 }

@@ -56,6 +56,25 @@ export const addGroupLocksSql = (groups: number) =>
 /** Locks the rows of these groups that no other claim holds. Params: queue, kind, [groups]. */
 export const LOCK_GROUPS_SQL = 'SELECT job_group FROM jobq_group_locks WHERE queue = ? AND kind = ? AND job_group IN (?) FOR UPDATE SKIP LOCKED';
 
+/**
+ * Retention of these rows (prune): the kinds that have any, and their groups in order, a chunk
+ * after a group. Params: queue; then queue, kind, after, limit.
+ */
+export const GROUP_LOCK_KINDS_SQL = 'SELECT DISTINCT kind FROM jobq_group_locks WHERE queue = ? ORDER BY kind';
+export const GROUP_LOCKS_AFTER_SQL = 'SELECT job_group FROM jobq_group_locks WHERE queue = ? AND kind = ? AND job_group > ? ORDER BY job_group LIMIT ?';
+
+/**
+ * Deletes the rows of these groups that have no job of the kind waiting or running (three dives
+ * of the kind index each): a tenant seen once does not keep a row forever. A row a claim holds is
+ * waited for, and then has the claim's jobs; a claim that finds a group without a row adds it
+ * again. Params: queue, kind, [groups].
+ */
+export const FORGET_IDLE_GROUP_LOCKS_SQL = (table: QuotedIdentifier) => `
+  DELETE l FROM jobq_group_locks AS l
+   WHERE l.queue = ? AND l.kind = ? AND l.job_group IN (?)
+     AND NOT EXISTS (SELECT 1 FROM ${table} AS j FORCE INDEX (${INDEX})
+                      WHERE j.kind = l.kind AND j.kind_status IN ('unclaimed', 'scheduled', 'claimed') AND j.job_group = l.job_group)`;
+
 /** Marks the rows of the groups a claim took jobs of as written by it. Params: queue, kind, [groups]. */
 export const TOUCH_GROUPS_SQL = 'UPDATE jobq_group_locks SET claims = claims + 1 WHERE queue = ? AND kind = ? AND job_group IN (?)';
 

@@ -48,7 +48,8 @@ while it runs, and stopping it half way loses nothing but the rest of the prunin
           .finally(() => progress.end());
         const keys = result.keys > 0 ? ` and ${result.keys} keys of gone jobs` : '';
         const windows = result.windows > 0 ? ` and ${result.windows} unique keys whose window ended` : '';
-        out.line(`pruned ${result.done} done, ${result.failed} failed and ${result.cancelled} cancelled jobs${keys}${windows} in ${result.chunks} chunk${result.chunks === 1 ? '' : 's'}`);
+        const groups = result.groups > 0 ? ` and ${result.groups} lock rows of idle groups` : '';
+        out.line(`pruned ${result.done} done, ${result.failed} failed and ${result.cancelled} cancelled jobs${keys}${groups}${windows} in ${result.chunks} chunk${result.chunks === 1 ? '' : 's'}`);
       });
     });
 }
