@@ -5,6 +5,7 @@ import { JobQueue } from '../src/index.js';
 import { randomPrefixRange } from '../src/demo/demo-jobs.js';
 import * as claimSql from '../src/claim/sql/claim.js';
 import * as completeSql from '../src/claim/sql/complete.js';
+import * as groupSql from '../src/claim/sql/groups.js';
 import * as pauseSql from '../src/claim/sql/pause.js';
 import * as pruneSql from '../src/queue/sql/prune.js';
 import { createTestDatabase, type TestDatabase } from './helpers/test-database.js';
@@ -83,6 +84,13 @@ test('prune reads finished jobs as one range, oldest first, and deletes by prima
   assert.equal(read!.type, 'range');
   const [remove] = tableRows(await explain(pruneSql.DELETE_ENDED_SQL(table), [[5, 17, 900], 'done']));
   assert.deepEqual([remove!.key, remove!.type], ['PRIMARY', 'range']);
+});
+
+test("prune's delete of idle groups' lock rows looks each group up in the kind index, never reading the jobs table", async () => {
+  const plan = await explain(groupSql.FORGET_IDLE_GROUP_LOCKS_SQL(table), ['jobs', 'mail', ['g1', 'g2']]);
+  const [jobs] = tableRows(plan);
+  assert.equal(jobs!.key, 'kind_status_group_priority_run_after', JSON.stringify(plan));
+  assert.match(jobs!.type, /^(range|ref)$/, JSON.stringify(plan));
 });
 
 test('while kinds are paused, a claim of the whole queue reads kind by kind: the kinds present by a loose index scan, each kind and the jobs without one by index ranges', async () => {
