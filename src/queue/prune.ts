@@ -105,9 +105,9 @@ export async function pruneJobs(db: Database, target: { name: string; quoted: Qu
 }
 
 /**
- * Walks rows in the order of their one remaining key column, a chunk at a time: `read` (params
- * so far, then the last value read, and the chunk's size) names them, `forget` deletes those of
- * them it should; adds what it deleted to `result[field]`.
+ * Deletes rows a chunk at a time, walking them in key order: the read selects the next chunk's
+ * keys (its params, then the last key read and the chunk's size), `forget` deletes those of them
+ * that should go; what it deleted is added to `result[field]`.
  */
 function inChunks(db: Database, result: PruneResult, onProgress: PruneOptions['onProgress']) {
   return async (field: 'keys' | 'groups', [sql, params]: readonly [string, unknown[]], forget: (values: string[]) => Statement): Promise<void> => {
