@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { isDeepStrictEqual } from 'node:util';
 import { after, before, test, type TestContext } from 'node:test';
 import { LocalCluster } from './helpers/local-cluster.js';
 import { clusterQueues, queueContract } from './helpers/queue-contract.js';
@@ -41,15 +40,6 @@ async function tableIds(node: number, database: string): Promise<number[]> {
   } finally {
     await connection.end();
   }
-}
-
-type JobCounts = Awaited<ReturnType<typeof cluster.jobCounts>>;
-
-/** Fails unless the counts read on node N are `expected`, saying what the kept counts are made of and `context`. */
-async function assertJobCounts(node: number, database: string, expected: Partial<JobCounts>, context = ''): Promise<void> {
-  const counts = await cluster.jobCounts(node, database);
-  const actual = Object.fromEntries(Object.keys(expected).map((key) => [key, counts[key as keyof JobCounts]]));
-  if (!isDeepStrictEqual(actual, expected)) assert.fail(`${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}: ${await cluster.keptCountRows(node, database)} ${context}`);
 }
 
 test('stats names the Galera node and its cluster, and refuses a node that is not synced', async (t) => {
@@ -93,7 +83,7 @@ test('2 generators and 10 consumers spread over 3 nodes make and consume 3,000 j
   assert.equal(generated, 3000, 'the generators made every job through the cluster');
   assert.deepEqual(duplicates(claimed), [], 'no id reported claimed twice: a claim that lost certification is never reported');
   assert.deepEqual([...claimed].sort((a, b) => a - b), await tableIds(3, database), 'every job in the table was claimed');
-  await assertJobCounts(3, database, { total: generated, done: generated, claimedOnce: generated, kept: { waiting: 0, done: generated, failed: 0 } }, busy.stdout.split('\n').filter((line) => / = /.test(line)).join('; '));
+  await cluster.assertJobCounts(3, database, { total: generated, done: generated, claimedOnce: generated, kept: { waiting: 0, done: generated, failed: 0 } }, busy.stdout.split('\n').filter((line) => / = /.test(line)).join('; '));
 
   // Every certification failure reaches a client as 1213 and is retried and counted. A local
   // transaction aborted for a replicated write set is retried too, unless Galera replayed it
@@ -117,7 +107,7 @@ test('jobq work on nodes 2 and 3 at once drains jobs enqueued on node 1: each ha
   for (const result of results) assert.equal(result.code, 0, result.stderr);
   const summaries = results.map((result, i) => `node ${i + 2}: ${result.stdout.match(/^(jobs consumed|empty claims|retried transactions) = .*$/gm)?.join('; ')}`).join(' | ');
   t.diagnostic(summaries);
-  await assertJobCounts(1, database, { total: 20_000, done: 20_000, claimedOnce: 20_000, kept: { waiting: 0, done: 20_000, failed: 0 } }, summaries);
+  await cluster.assertJobCounts(1, database, { total: 20_000, done: 20_000, claimedOnce: 20_000, kept: { waiting: 0, done: 20_000, failed: 0 } }, summaries);
   const completed = results.map((result) => Number(/^jobs consumed = (\d+)$/m.exec(result.stdout)?.[1]));
   assert.equal(completed[0]! + completed[1]!, 20_000, `the two runs count every job once: ${summaries}`);
 });
@@ -199,6 +189,6 @@ test('one node killed with SIGKILL mid-run: its processes move to the others, no
   const ids = await tableIds(1, database);
   assert.equal(ids.length, generated, 'every generated job is in the table once');
   assert.deepEqual([...claimed].sort((a, b) => a - b), ids, 'every job was claimed');
-  await assertJobCounts(1, database, { done: generated, claimedOnce: generated, kept: { waiting: 0, done: generated, failed: 0 } });
+  await cluster.assertJobCounts(1, database, { done: generated, claimedOnce: generated, kept: { waiting: 0, done: generated, failed: 0 } });
   t.diagnostic(`${generated} jobs; retried ${retriedTransactions(busyResult) + retriedTransactions(drain)} transactions`);
 });

@@ -1,9 +1,18 @@
+import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { isDeepStrictEqual, promisify } from 'node:util';
 import mysql from 'mysql2/promise';
 import { keptTotals } from './kept-totals.js';
 import { waitUntil } from './wait.js';
+
+/** The jobs table's rows by status, and the kept counts (jobCounts). */
+export interface JobCounts {
+  total: number;
+  done: number;
+  claimedOnce: number;
+  kept: { waiting: number; done: number; failed: number };
+}
 
 const run = promisify(execFile);
 
@@ -87,7 +96,7 @@ export class LocalCluster {
    * little later: a read at once found a kept count that a claim through another node had changed
    * already).
    */
-  async jobCounts(node: number, database: string): Promise<{ total: number; done: number; claimedOnce: number; kept: { waiting: number; done: number; failed: number } }> {
+  async jobCounts(node: number, database: string): Promise<JobCounts> {
     const connection = await this.connect(node, database);
     try {
       if (this.kind.causalReads !== undefined) await connection.query(this.kind.causalReads);
@@ -97,6 +106,16 @@ export class LocalCluster {
     } finally {
       await connection.end();
     }
+  }
+
+  /**
+   * Fails unless the counts read on node N (those named in `expected`) are `expected`, saying what
+   * the kept counts are made of (keptCountRows) and `context`.
+   */
+  async assertJobCounts(node: number, database: string, expected: Partial<JobCounts>, context = ''): Promise<void> {
+    const counts = await this.jobCounts(node, database);
+    const actual = Object.fromEntries(Object.keys(expected).map((key) => [key, counts[key as keyof JobCounts]]));
+    if (!isDeepStrictEqual(actual, expected)) assert.fail(`${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}: ${await this.keptCountRows(node, database)} ${context}`);
   }
 
   /**
