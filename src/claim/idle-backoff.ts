@@ -23,20 +23,34 @@ export type WaitReason = 'contended' | 'busy' | 'at-limit' | 'filled' | 'empty';
 /** Capped exponential wait between polls of an empty queue, or of one whose work waits for a limit. */
 export class IdleBackoff {
   private polls = 0;
+  /** The last wait was at a limit, and no job of the loop's has ended since. */
+  private heldAtLimit = false;
 
   /** `maxWaitMs`: the longest wait between two polls of an empty queue. */
   constructor(private readonly maxWaitMs: number = DEFAULTS.pollIntervalMs) {}
 
   reset(): void {
     this.polls = 0;
+    this.heldAtLimit = false;
   }
 
-  /** How long to wait before the next poll: not at all after a contended claim, briefly after a busy limit. */
+  /** A turn settled jobs of the loop's: their slots are free, and a busy limit row may be hiding them from it. */
+  freed(): void {
+    this.heldAtLimit = false;
+  }
+
+  /**
+   * How long to wait before the next poll: not at all after a contended claim, briefly after a
+   * busy limit, unless the loop was held at a limit and has freed no slot since. Such a loop's
+   * turns took the limit row from the turns that refill the slots they free (each refill then
+   * waited 2 ms and tried again), and its own polls came every 2 ms while the row was busy.
+   */
   next(why: WaitReason): number {
     if (why === 'contended') return 0;
-    if (why === 'busy') return FIRST_WAIT_MS;
+    if (why === 'busy' && !this.heldAtLimit) return FIRST_WAIT_MS;
     if (why === 'filled') return MAX_WAIT_AT_LIMIT_MS;
-    const [first, max] = why === 'at-limit' ? [FIRST_WAIT_AT_LIMIT_MS, MAX_WAIT_AT_LIMIT_MS] : [Math.min(FIRST_WAIT_MS, this.maxWaitMs), this.maxWaitMs];
+    this.heldAtLimit = why !== 'empty';
+    const [first, max] = this.heldAtLimit ? [FIRST_WAIT_AT_LIMIT_MS, MAX_WAIT_AT_LIMIT_MS] : [Math.min(FIRST_WAIT_MS, this.maxWaitMs), this.maxWaitMs];
     return Math.min(first * 2 ** this.polls++, max);
   }
 }

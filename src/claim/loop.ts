@@ -260,6 +260,7 @@ export class ClaimLoop {
         const pause = Math.max(turn.waitedForLane === true ? (this.settings.pauseWhenLanesBusyMs ?? 0) : 0, light ? (this.settings.pauseAfterLightClaimMs ?? 0) : 0);
         if (pause > 0) await this.pauseClaims(pause, signal);
         if (claim.jobs.length > 0) idle.reset();
+        else if (turn.settlement.settled > 0) idle.freed();
         // Candidates that were all taken mean work exists: try again at once. None at all, or
         // all there was up to a limit: back off; while kinds are limited, only until a job
         // finishes, whose settle frees its slot (a limit of 50 with 50 ms handlers drained at
