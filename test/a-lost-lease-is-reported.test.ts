@@ -67,3 +67,42 @@ test('a worker frozen past its lease: its handler is signalled, it reports the j
   assert.equal(code, 0, stderr);
   assert.match(stdout, /^jobs consumed = 0$/m);
 });
+
+test("a worker whose renewal finds its job another worker's counts the lease lost within a lease, however late its clock says it ends", async () => {
+  const { queue, db } = context;
+  const id = await queue.enqueue({ kind: 'taken' });
+  const started: number[] = [];
+  let signalled: string | undefined;
+  const lost: number[] = [];
+  const worker = queue.work(
+    async (job) => {
+      started.push(job.id);
+      await new Promise((resolve) => job.signal.addEventListener('abort', resolve));
+      signalled = (job.signal.reason as Error).message;
+    },
+    { leaseSeconds: 3 },
+  );
+  worker.on('lost', (job) => lost.push(job.id));
+  try {
+    await waitUntil(() => started.includes(id), 'the handler runs');
+    // What a freeze leaves behind (a paused VM, a stopped process whose renewal's answer it reads
+    // only once it runs again): the lease ran out in the server and another worker claimed the
+    // job, while the worker's own view of the lease still has time left. A renewal of the worker
+    // may land between the two statements: then the lease is made to run out again.
+    let other;
+    for (let attempt = 1; attempt <= 20 && other === undefined; attempt++) {
+      await db.admin.query('UPDATE jobs SET run_after = NOW(6) - INTERVAL 1 SECOND WHERE id = ?', [id]);
+      const claim = await queue.claim({ batchSize: 1, leaseSeconds: 60 });
+      if (claim.jobs.length === 1) other = claim;
+    }
+    assert.ok(other !== undefined && other.jobs[0]!.id === id, 'another worker claimed the job');
+    // The worker's renewals change nothing now; were they believed, its lease would never end.
+    await waitUntil(() => signalled !== undefined, 'the handler is told its lease ran out', { timeoutMs: 10_000 });
+    assert.equal(signalled, `the lease of job ${id} ran out: another worker may run it now`);
+    await waitUntil(() => lost.includes(id), 'the worker reports the job lost');
+    await queue.complete(other);
+    assert.deepEqual(await db.rows('SELECT id FROM jobs WHERE id = ?', [id]), [], "the other worker's claim settles the job");
+  } finally {
+    await worker.stop();
+  }
+});

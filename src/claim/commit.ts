@@ -155,16 +155,22 @@ async function commitTurn<J extends ClaimedJob>(
   return { results, jobs: claimed.filter((job) => held.has(job.id)) };
 }
 
-/** Settled and lost jobs, from the settle statements' affected-row counts. */
+/**
+ * Settled and lost jobs, from the settle statements' affected-row counts; and the claims a lease
+ * renewal did not renew every job of (the server changes a renewed row's lease end every time).
+ */
 function tally(settles: readonly PendingWrite[], results: readonly unknown[]): Settlement {
   let settled = 0;
   let owned = 0;
+  const unrenewed: Buffer[] = [];
   settles.forEach((settle, i) => {
+    const { affectedRows } = results[i] as { affectedRows: number };
+    if (settle.renews === true && affectedRows < settle.ids.length) unrenewed.push(settle.token);
     if (!settle.counted) return;
     owned += settle.ids.length;
-    settled += (results[i] as { affectedRows: number }).affectedRows;
+    settled += affectedRows;
   });
-  return { settled, lost: owned - settled };
+  return { settled, lost: owned - settled, ...(unrenewed.length > 0 && { unrenewed }) };
 }
 
 /**
@@ -181,5 +187,7 @@ async function settlementAfterReconnect(db: Database, table: QuotedIdentifier, s
     const [row] = await db.query<Array<{ others: number }>>(completeSql.HELD_BY_OTHERS_SQL(table), [settle.ids, settle.token]);
     lost += Number(row?.others ?? 0);
   }
-  return { settled: owned - lost, lost };
+  // Whether a renewal was applied by the attempt that was lost is not known: none is believed.
+  const unrenewed = settles.flatMap((settle) => (settle.renews === true ? [settle.token] : []));
+  return { settled: owned - lost, lost, ...(unrenewed.length > 0 && { unrenewed }) };
 }

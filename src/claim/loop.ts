@@ -8,7 +8,7 @@ import { TotalsTally } from './running-totals.js';
 import { cancellation, completion, FAIL_FOR_GOOD, failure, handBack, leaseRenewal, putOff, type RetryPolicy, type PendingWrite } from './pending-writes.js';
 import { DEFAULT_PRIORITY } from '../config/defaults.js';
 import type { PreferredRange } from './sql/claim.js';
-import { EMPTY_CLAIM, type Claim, type ClaimOptions } from './types.js';
+import { EMPTY_CLAIM, type Claim, type ClaimOptions, type Settlement } from './types.js';
 import { IdleBackoff, type WaitReason } from './idle-backoff.js';
 import { DueTimers } from './due-timers.js';
 import { OPEN_GATE, type TurnGate } from './turn-gate.js';
@@ -59,7 +59,7 @@ interface HeldClaim {
   ids: Set<number>;
   /** When its renewal was last sent. */
   renewedAt: number;
-  /** The latest the lease can end in the server: when the answer of its claim or last renewal came, plus its length. */
+  /** The lease holds in the server at least until then: the sending of its claim, or of its last renewal that renewed every job, plus its length. */
   leaseUntil: number;
   /** The lease ran out before a renewal came back. */
   lost: boolean;
@@ -106,7 +106,7 @@ export class ClaimLoop {
   /** Claims with jobs not settled yet, and when their lease was last renewed. */
   private readonly held = new Map<Claim, HeldClaim>();
   /** The claims whose leases the turn under way renews. */
-  private renewing: HeldClaim[] = [];
+  private renewing: Array<{ entry: HeldClaim; token: Buffer; sentAt: number }> = [];
   private readonly completed = new Map<Claim, number[]>();
   /** The results to keep of completed jobs, as JSON text, by id. */
   private readonly results = new Map<number, string>();
@@ -319,6 +319,8 @@ export class ClaimLoop {
       const refresh = performance.now() - this.rulesReadAt >= RULES_READ_EVERY_MS;
       const rules = { ...this.rules, refresh };
       const readNextDue = this.foundNothing && performance.now() - this.nextDueReadAt >= NEXT_DUE_READ_EVERY_MS;
+      // The claim's lease runs from its UPDATE, which comes after this.
+      const sentAt = performance.now();
       const result = await claimTurn(this.db, this.table, {
         settle,
         claim: claimOptions,
@@ -347,11 +349,10 @@ export class ClaimLoop {
       this.foundNothing = result.claim.jobs.length === 0 && result.claim.candidates === 0;
       this.shortQueue = this.settings.wakeUps !== undefined && result.claim.jobs.length > 0 && result.claim.candidates < batchSize;
       if (result.claim.jobs.length > 0) {
-        const now = performance.now();
-        this.held.set(result.claim, { ids: new Set(result.claim.jobs.map((job) => job.id)), renewedAt: now, leaseUntil: now + this.leaseMs, lost: false });
+        this.held.set(result.claim, { ids: new Set(result.claim.jobs.map((job) => job.id)), renewedAt: performance.now(), leaseUntil: sentAt + this.leaseMs, lost: false });
       }
       this.inFlight = undefined;
-      this.renewed();
+      this.renewed(result.settlement);
       this.onTurn(result);
       return result;
     } finally {
@@ -368,7 +369,7 @@ export class ClaimLoop {
     let result: SettleResult;
     try {
       result = await settleTurn(this.db, this.table, { settle, totals: this.totalsFor(last) });
-      this.renewed();
+      this.renewed(result.settlement);
     } finally {
       this.inFlight = undefined;
     }
@@ -425,10 +426,17 @@ export class ClaimLoop {
     return entry.lost;
   }
 
-  /** After a turn committed: the leases it renewed hold a lease from now at most (the server renewed them before its answer came). */
-  private renewed(): void {
-    const until = performance.now() + this.leaseMs;
-    for (const entry of this.renewing) if (!this.lostLease(entry)) entry.leaseUntil = until;
+  /**
+   * After a turn committed: the leases it renewed hold a lease from the renewal's sending at most
+   * (the server renewed them after that, before its answer came, which a frozen process may read
+   * much later). A renewal that did not renew every job of its claim renews none: one of them is
+   * another worker's now, and the claim's lease runs out where it did.
+   */
+  private renewed(settlement?: Settlement): void {
+    const unrenewed = settlement?.unrenewed ?? [];
+    for (const { entry, token, sentAt } of this.renewing) {
+      if (!this.lostLease(entry) && !unrenewed.some((other) => other.equals(token))) entry.leaseUntil = sentAt + this.leaseMs;
+    }
     this.renewing = [];
   }
 
@@ -445,7 +453,7 @@ export class ClaimLoop {
     this.renewing = [];
     for (const [claim, entry] of this.held) {
       if (now - entry.renewedAt < this.renewEveryMs() / 2 || this.lostLease(entry)) continue;
-      this.renewing.push(entry);
+      this.renewing.push({ entry, token: claim.token, sentAt: now });
       settles.push(leaseRenewal(this.table, claim, [...entry.ids], this.settings.leaseSeconds));
       entry.renewedAt = now;
     }

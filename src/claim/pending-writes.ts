@@ -23,6 +23,8 @@ export interface PendingWrite {
   keeps?: KeptChange;
   /** It puts jobs back for later (a retry, a snooze): the first of them comes due this long after its commit. */
   dueInMs?: number;
+  /** It renews the lease of the jobs (leaseRenewal). */
+  renews?: true;
 }
 
 export type Outcome = 'completed' | 'failed' | 'retried';
@@ -161,5 +163,5 @@ export const putOff = (table: QuotedIdentifier, claim: Claim, ids: readonly numb
 
 /** Pushes the lease end of jobs still held to `leaseSeconds` from now. */
 export function leaseRenewal(table: QuotedIdentifier, claim: Claim, ids: readonly number[], leaseSeconds: number): PendingWrite {
-  return { statement: [completeSql.EXTEND_LEASE_SQL(table), [Math.round(leaseSeconds * 1e6), ids, claim.token]], token: claim.token, ids, counted: false };
+  return { statement: [completeSql.EXTEND_LEASE_SQL(table), [Math.round(leaseSeconds * 1e6), ids, claim.token]], token: claim.token, ids, counted: false, renews: true };
 }

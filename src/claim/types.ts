@@ -73,6 +73,8 @@ export interface Settlement {
   settled: number;
   /** Jobs we no longer owned (the lease ran out and another consumer claimed them): left alone. */
   lost: number;
+  /** The claims (by token) a lease renewal of the turn did not renew every job of: one of them is no longer ours. */
+  unrenewed?: readonly Buffer[];
 }
 
 /** A claim that holds nothing: what a turn that failed, or only settled, hands on. */
