@@ -427,10 +427,10 @@ export class ClaimLoop {
   }
 
   /**
-   * After a turn committed: the leases it renewed hold a lease from the renewal's sending at most
-   * (the server renewed them after that, before its answer came, which a frozen process may read
-   * much later). A renewal that did not renew every job of its claim renews none: one of them is
-   * another worker's now, and the claim's lease runs out where it did.
+   * After a turn committed: the leases it renewed hold at least until a lease after the renewal
+   * was sent (the server renewed them after that, before its answer came, which a frozen process
+   * may read much later). A renewal that did not renew every job of its claim renews none: one of
+   * them is another worker's now, and the claim's lease runs out where it did.
    */
   private renewed(settlement?: Settlement): void {
     const unrenewed = settlement?.unrenewed ?? [];
