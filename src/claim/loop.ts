@@ -106,7 +106,7 @@ export class ClaimLoop {
   /** Claims with jobs not settled yet, and when their lease was last renewed. */
   private readonly held = new Map<Claim, HeldClaim>();
   /** The claims whose leases the turn under way renews. */
-  private renewing: Array<{ entry: HeldClaim; token: Buffer; sentAt: number }> = [];
+  private renewing: Array<{ entry: HeldClaim; token: Buffer }> = [];
   private readonly completed = new Map<Claim, number[]>();
   /** The results to keep of completed jobs, as JSON text, by id. */
   private readonly results = new Map<number, string>();
@@ -434,8 +434,8 @@ export class ClaimLoop {
    */
   private renewed(settlement?: Settlement): void {
     const unrenewed = settlement?.unrenewed ?? [];
-    for (const { entry, token, sentAt } of this.renewing) {
-      if (!this.lostLease(entry) && !unrenewed.some((other) => other.equals(token))) entry.leaseUntil = sentAt + this.leaseMs;
+    for (const { entry, token } of this.renewing) {
+      if (!this.lostLease(entry) && !unrenewed.some((other) => other.equals(token))) entry.leaseUntil = entry.renewedAt + this.leaseMs;
     }
     this.renewing = [];
   }
@@ -453,7 +453,7 @@ export class ClaimLoop {
     this.renewing = [];
     for (const [claim, entry] of this.held) {
       if (now - entry.renewedAt < this.renewEveryMs() / 2 || this.lostLease(entry)) continue;
-      this.renewing.push({ entry, token: claim.token, sentAt: now });
+      this.renewing.push({ entry, token: claim.token });
       settles.push(leaseRenewal(this.table, claim, [...entry.ids], this.settings.leaseSeconds));
       entry.renewedAt = now;
     }
