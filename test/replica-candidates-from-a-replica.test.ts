@@ -82,7 +82,9 @@ test('a kind limited to 3 with candidates from the replica: 2 jobq work processe
     await queue.close();
   }
   await replicaHas(database, 60);
-  const env = { JOBQ_DATABASE_URL: primary.url(database), RUN_MS: '20' };
+  // Runs of 150 ms: with 20 ms ones, a turn slowed by a whole CI run's load (two test files per
+  // server beside the replica) let only 2 overlap, and the limit was never reached.
+  const env = { JOBQ_DATABASE_URL: primary.url(database), RUN_MS: '150' };
   const result = await runCli(['work', '--handler', TIMED_HANDLER, '--once', '--processes', '2', '--concurrency', '10', '--database-url', primary.url(database), '--replica-url', replica.url(database), ...LAG_BOUND], env);
   assert.equal(result.code, 0, result.stderr);
   assert.doesNotMatch(result.stderr, /candidates from the primary/, 'the replica was used throughout');
