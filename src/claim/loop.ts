@@ -57,7 +57,7 @@ export interface WakeUps {
 /** A claim this loop holds jobs of: which, and its lease as this loop knows it. */
 interface HeldClaim {
   ids: Set<number>;
-  /** When its renewal was last sent. */
+  /** When its claim came back, or when its last renewal was sent. */
   renewedAt: number;
   /** The lease holds in the server at least until then: the sending of its claim, or of its last renewal that renewed every job, plus its length. */
   leaseUntil: number;
@@ -432,8 +432,8 @@ export class ClaimLoop {
    * may read much later). A renewal that did not renew every job of its claim renews none: one of
    * them is another worker's now, and the claim's lease runs out where it did.
    */
-  private renewed(settlement?: Settlement): void {
-    const unrenewed = settlement?.unrenewed ?? [];
+  private renewed(settlement: Settlement): void {
+    const unrenewed = settlement.unrenewed ?? [];
     for (const { entry, token } of this.renewing) {
       if (!this.lostLease(entry) && !unrenewed.some((other) => other.equals(token))) entry.leaseUntil = entry.renewedAt + this.leaseMs;
     }
