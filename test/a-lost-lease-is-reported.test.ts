@@ -42,30 +42,34 @@ test('a worker frozen past its lease: its handler is signalled, it reports the j
     process.kill(frozen.pid, 'SIGCONT');
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+  // A worker left stopped keeps its connections, and with them its open transaction's locks (the
+  // test database could not be dropped after); one left running would claim the next test's job.
   try {
     // Another worker takes the job once its lease has run out, and completes it.
     const other = queue.work(async () => undefined, { leaseSeconds: 30 });
     const completedByOther: number[] = [];
     other.on('completed', (job) => completedByOther.push(job.id));
-    await waitUntil(() => completedByOther.includes(id), 'the other worker runs the job');
-    await other.stop();
-  } catch (error) {
-    // A worker left stopped keeps its connections, and with them its open transaction's locks:
-    // the test database could not be dropped after.
-    frozen.kill('SIGKILL');
-    throw error;
+    try {
+      await waitUntil(() => completedByOther.includes(id), 'the other worker runs the job');
+    } finally {
+      await other.stop();
+    }
+    process.kill(frozen.pid, 'SIGCONT');
+    await frozen.waitFor(new RegExp(`worker 1: warning: job ${id}: its lease ran out while its handler ran`)).catch(async (error: Error) => {
+      throw new Error(`${error.message}\nevents of the frozen worker: ${JSON.stringify(await events(frozen.pid))}`);
+    });
+    await waitUntil(async () => (await events(frozen.pid)).length === 2, 'the frozen handler returns');
+    assert.deepEqual(await events(frozen.pid), [`started ${id}`, `signal: the lease of job ${id} ran out: another worker may run it now`]);
+    const metrics = await (await fetch(metricsUrl)).text();
+    assert.match(metrics, /^jobq_worker_jobs_lost_total 1$/m);
+    assert.match(metrics, /^jobq_worker_jobs_completed_total 0$/m, 'the lost job is not counted as completed');
+    frozen.kill('SIGTERM');
+    const { code, stdout, stderr } = await frozen.done;
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /^jobs consumed = 0$/m);
+  } finally {
+    frozen.kill('SIGKILL'); // gone already unless the test failed
   }
-  process.kill(frozen.pid, 'SIGCONT');
-  await frozen.waitFor(new RegExp(`worker 1: warning: job ${id}: its lease ran out while its handler ran`));
-  await waitUntil(async () => (await events(frozen.pid)).length === 2, 'the frozen handler returns');
-  assert.deepEqual(await events(frozen.pid), [`started ${id}`, `signal: the lease of job ${id} ran out: another worker may run it now`]);
-  const metrics = await (await fetch(metricsUrl)).text();
-  assert.match(metrics, /^jobq_worker_jobs_lost_total 1$/m);
-  assert.match(metrics, /^jobq_worker_jobs_completed_total 0$/m, 'the lost job is not counted as completed');
-  frozen.kill('SIGTERM');
-  const { code, stdout, stderr } = await frozen.done;
-  assert.equal(code, 0, stderr);
-  assert.match(stdout, /^jobs consumed = 0$/m);
 });
 
 test("a worker whose renewal finds its job another worker's counts the lease lost within a lease, however late its clock says it ends", async () => {
