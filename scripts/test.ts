@@ -5,9 +5,8 @@
  *
  *   JOBQ_TEST_SERVER_URL="mysql://root@127.0.0.1:3306 mysql://root@127.0.0.1:3308" npm test
  *
- * Against each server, the files that share the server and the unit tests (dist/test/unit/, no
- * server) run JOBQ_TEST_CONCURRENCY (default 4) at a time, one more when the other servers' are
- * through (runShared): each file has a database of its own.
+ * Against each server, the unit tests (dist/test/unit/, no server) and the files that share the
+ * server run JOBQ_TEST_CONCURRENCY (default 4) at a time: each file has a database of its own.
  * Beside them, one at a time, run the files that start servers of their own (a Group Replication
  * group, a private server or a replica, each on ports of its own). The files that read counters
  * of the whole server, which other files would move, run last, alone on it. The Galera file runs
@@ -43,8 +42,7 @@ const startsServers = (file: string) => uses('local-cluster')(file) || uses('pri
 /** Files that start a Galera cluster. */
 const startsGalera = (file: string) => readFileSync(file, 'utf8').includes('LocalCluster.galera()');
 const serverTests = testsIn(testDir);
-// The unit tests last: short files at the end let every lane finish at about the same time.
-const shared = [...serverTests.filter((file) => !readsServerCounters(file) && !startsServers(file)), ...testsIn(`${testDir}unit/`)];
+const shared = [...testsIn(`${testDir}unit/`), ...serverTests.filter((file) => !readsServerCounters(file) && !startsServers(file))];
 const ownServers = serverTests.filter((file) => !readsServerCounters(file) && startsServers(file) && !startsGalera(file));
 const countersAlone = serverTests.filter(readsServerCounters);
 const galeraLast = serverTests.filter(startsGalera);
@@ -152,38 +150,11 @@ async function runFiles(runs: readonly FileRun[], atOnce: number): Promise<void>
   await Promise.all(Array.from({ length: atOnce }, lane));
 }
 
-/**
- * Every server's shared files from one pool of `concurrency` lanes per server, each lane taking
- * its next file from the server with the most files left: `concurrency` at a time per server, and
- * one more once the other servers have none left to start. So a server whose suite is behind
- * gets help at the end (in CI, MySQL's suite ran 160 s after MariaDB's had ended, on two lanes
- * while MariaDB's stood idle). A server's files that read its counters run once its shared files
- * have ended, alone on it.
- */
-async function runShared(): Promise<void> {
-  const left = new Map(servers.map((server) => [server, [...shared]]));
-  const running = new Map(servers.map((server) => [server, 0]));
-  const countersRuns: Array<Promise<void>> = [];
-  const othersDone = (server: string) => servers.every((other) => other === server || left.get(other)!.length === 0);
-  const next = (): FileRun | undefined => {
-    const open = servers.filter((server) => left.get(server)!.length > 0 && running.get(server)! < concurrency + (othersDone(server) ? 1 : 0));
-    if (open.length === 0) return undefined;
-    const server = open.reduce((most, other) => (left.get(other)!.length > left.get(most)!.length ? other : most));
-    return { server, file: left.get(server)!.shift()! };
-  };
-  const lane = async () => {
-    for (let run = next(); run !== undefined; run = next()) {
-      running.set(run.server, running.get(run.server)! + 1);
-      if (!(await runFile(run.server, run.file))) passedOn.set(run.server, false);
-      running.set(run.server, running.get(run.server)! - 1);
-      if (left.get(run.server)!.length === 0 && running.get(run.server) === 0) countersRuns.push(runFiles(onServer(run.server, countersAlone), 1));
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency * servers.length }, lane));
-  await Promise.all(countersRuns);
-}
-
-await Promise.all([runShared(), ...servers.map((server) => runFiles(onServer(server, ownServers), 1))]);
+const sharing = async (server: string) => {
+  await runFiles(onServer(server, shared), concurrency);
+  await runFiles(onServer(server, countersAlone), 1);
+};
+await Promise.all([...servers.map(sharing), ...servers.map((server) => runFiles(onServer(server, ownServers), 1))]);
 await runFiles(servers.flatMap((server) => onServer(server, galeraLast)), 1);
 const passed = servers.map((server) => passedOn.get(server)!);
 if (failures.length > 0) {
