@@ -89,7 +89,7 @@ async function startedAfter(id: number, since: number): Promise<number> {
   return started.get(id)! - since;
 }
 
-test('five jobs enqueued by other processes into an idle worker polling every 5 s: each starts within a second of its commit', async () => {
+test('five jobs enqueued by other processes into an idle worker polling every 5 s: each starts within a second of its commit', async (t) => {
   const waits: number[] = [];
   for (let n = 0; n < 5; n++) {
     await idleForFourSeconds();
@@ -98,6 +98,7 @@ test('five jobs enqueued by other processes into an idle worker polling every 5 
     waits.push(await startedAfter(id, committedAt));
     assert.equal(stderr, '');
   }
+  t.diagnostic(`started ${waits.map((ms) => ms.toFixed(1)).join(', ')} ms after the commit`);
   assert.ok(
     waits.every((ms) => ms < WOKEN_WITHIN_MS),
     `started after ${waits.map((ms) => ms.toFixed(1)).join(', ')} ms`,
