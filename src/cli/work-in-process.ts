@@ -1,5 +1,5 @@
 import type { Access } from '../dashboard/access.js';
-import { listenForWorkerMetrics } from '../dashboard/worker-metrics.js';
+import type { WorkerMetricsServer } from '../dashboard/worker-metrics.js';
 import { connectionEventDetail } from '../db/connection-events.js';
 import { JobqError } from '../errors.js';
 import { JobQueue } from '../job-queue.js';
@@ -28,11 +28,13 @@ export async function runWorkerInProcess(
     reconnect: true,
     ...(replica !== undefined && { replicaUrl: replica.url, replicaMaxLagSeconds: replica.maxLagSeconds }),
   });
-  let served: Awaited<ReturnType<typeof listenForWorkerMetrics>> | undefined;
+  let served: WorkerMetricsServer | undefined;
   try {
     await queue.assertReady();
     const err = new LineWriter(process.stderr);
     if (metrics !== undefined) {
+      // Loaded only here: prom-client took 30-35 ms of every jobq command's start.
+      const { listenForWorkerMetrics } = await import('../dashboard/worker-metrics.js');
       served = await listenForWorkerMetrics(metrics.host, metrics.port, metrics.access);
       err.line(`metrics on ${served.url}`);
     }

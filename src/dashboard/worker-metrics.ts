@@ -4,11 +4,18 @@ import type { Access } from './access.js';
 import { listen } from './http.js';
 import { createMetricsServer } from './metrics-server.js';
 
+/** A worker's Prometheus endpoint: the URL to scrape, the worker to report once it runs, and its close. */
+export interface WorkerMetricsServer {
+  url: string;
+  attach(worker: Worker): void;
+  close(): void;
+}
+
 /**
  * Listens for Prometheus before the worker starts (a port in use then fails the command before it
  * claims anything); `attach` the worker once it runs. Returns the URL to scrape.
  */
-export async function listenForWorkerMetrics(host: string, port: number, access: Access): Promise<{ url: string; attach(worker: Worker): void; close(): void }> {
+export async function listenForWorkerMetrics(host: string, port: number, access: Access): Promise<WorkerMetricsServer> {
   let registry: Registry | undefined;
   const server = createMetricsServer(() => registry, access);
   const url = `${await listen(server, host, port)}/metrics`;
