@@ -85,6 +85,22 @@ function descendants(pid: number): number[] {
   return childProcesses(pid).flatMap((child) => [child.pid, ...descendants(child.pid)]);
 }
 
+/**
+ * The CPU seconds of the runner's children that have ended, and of the processes they waited for
+ * (Linux: cutime and cstime of /proc/self/stat, in its 100 ticks a second); undefined elsewhere.
+ * Read as each file's process ends, the growth since the last read is that file's: what a test
+ * run costs the machine, whose cores it shares, where its time on the clock does not say.
+ */
+function endedChildrenCpuSeconds(): number | undefined {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+let cpuReadAt = endedChildrenCpuSeconds();
+
 /** Runs one test file against `server` in a process group of its own; true when it passed. */
 function runFile(server: string, file: string): Promise<boolean> {
   const env = { ...process.env, JOBQ_TEST_SERVER_URL: server };
@@ -109,13 +125,19 @@ function runFile(server: string, file: string): Promise<boolean> {
       }
     }
   }, fileTimeoutMs);
+  let cpu = '';
+  child.on('exit', () => {
+    const now = endedChildrenCpuSeconds();
+    if (now !== undefined && cpuReadAt !== undefined) cpu = `, ${(now - cpuReadAt).toFixed(1)} s of CPU`;
+    cpuReadAt = now;
+  });
   return new Promise((resolve) => {
     child.on('close', (code) => {
       clearTimeout(timer);
       const lines = output.join('').split('\n');
       if (lines.at(-1) === '') lines.pop();
       const prefix = servers.length > 1 ? `[${new URL(server).host}] ` : '';
-      console.log(`${prefix}# ${relative(process.cwd(), file)}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      console.log(`${prefix}# ${relative(process.cwd(), file)}: ${((performance.now() - started) / 1000).toFixed(1)} s${cpu}`);
       for (const line of lines) console.log(prefix + line);
       const tally = tallies.get(server)!;
       readResults(server, lines, tally);
