@@ -57,11 +57,7 @@ export async function candidatesOfKindsApart(tx: Transaction, table: QuotedIdent
   const jobReads = shares.flatMap((share) => share.statements);
   const jobResults = jobReads.length === 0 ? [] : await tx.run(...jobReads);
   at = 0;
-  for (const [i, share] of shares.entries()) {
-    const { candidates: fair, rotateTo } = share.fill(jobResults.slice(at, (at += share.statements.length)));
-    if (rotateTo !== undefined) rotation.moveTo(grouped[i]!.kind, rotateTo);
-    byKind.push(fair);
-  }
+  for (const share of shares) byKind.push(share.fill(jobResults.slice(at, (at += share.statements.length))));
   // A kind this claim may fill is filled only if it has more jobs waiting than the claim takes.
   const filled = [...oldest, ...grouped].some((plan, i) => plan.fills && byKind[i]!.length >= plan.take);
   const held = heldBack ?? (filled ? 'full' : undefined);
@@ -128,31 +124,37 @@ async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRu
  */
 function groupHeads(table: QuotedIdentifier, queue: string, plan: KindPlan, rotation: GroupRotation) {
   const { kind, take, lockGroups, groupConcurrency, groupRate } = plan;
-  const after = rotation.of(kind);
   const count = rotation.groupsToRead(kind, groupsToRead(take));
+  // The groups the last read found past the rotation's own, then dives for the rest after them.
+  const known = rotation.seenAhead(kind, count);
+  const from = known.at(-1)?.group ?? rotation.of(kind);
+  const dives = count - known.length;
   const locks = lockGroups ? [queue, kind] : [];
-  const chain = groupSql.groupChainSql(table, count, lockGroups);
+  const chain = dives > 0 ? groupSql.groupChainSql(table, dives, lockGroups) : [];
   const statements: Statement[] = [
     [groupSql.expiredInGroupsSql(table, lockGroups), [...locks, kind, take]],
     claimSql.candidatesOldest(table, { kinds: [kind] }, undefined, take),
-    [chain[0]!, [kind, after]],
-    ...chain.slice(1, -1).map((sql): Statement => [sql, [kind, kind]]),
-    [chain.at(-1)!, locks],
+    ...(chain.length === 0
+      ? []
+      : [[chain[0]!, [kind, from]] satisfies Statement, ...chain.slice(1, -1).map((sql): Statement => [sql, [kind, kind]]), [chain.at(-1)!, locks] satisfies Statement]),
   ];
   const shares = (results: unknown[]) => {
     type GroupRow = { job_group: string | null; locks: number };
     const [expired, ungroupedRows] = results as [Array<GroupRow & { id: number; job_group: string }>, CandidateRow[]];
     const ungrouped = orderCandidates(ungroupedRows, take);
-    // The groups after the rotation's own, round to it again: the chain starts at it if it still
-    // has waiting jobs, and stops where it comes round.
-    const [first, ...next] = results.at(-1) as GroupRow[];
-    const round: Array<GroupRow & { job_group: string }> = [];
-    for (const row of first === undefined || first.job_group === null || first.job_group === after ? next : [first, ...next]) {
-      if (row === undefined || row.job_group === null || round.some((seen) => seen.job_group === row.job_group)) break;
-      round.push(row as GroupRow & { job_group: string });
+    const round: Array<GroupRow & { job_group: string }> = known.map(({ group, locks }) => ({ job_group: group, locks: locks ? 1 : 0 }));
+    if (chain.length > 0) {
+      // The groups after the last one known, round to the rotation's own again: the chain starts
+      // at it if it still has waiting jobs, and stops where it comes round.
+      const [first, ...next] = results.at(-1) as GroupRow[];
+      for (const row of first === undefined || first.job_group === null || first.job_group === from ? next : [first, ...next]) {
+        if (row === undefined || row.job_group === null || round.some((seen) => seen.job_group === row.job_group)) break;
+        round.push(row as GroupRow & { job_group: string });
+      }
+      rotation.sawGroups(kind, known.length + dives + 1, round.length);
     }
-    rotation.sawGroups(kind, count + 1, round.length);
     const groups = round.map((row) => row.job_group);
+    const read = round.map((row) => ({ group: row.job_group, locks: Number(row.locks) === 1 }));
     // The groups whose limits the claim must know: those it reads, and those of expired leases.
     const limits = groupLimitReads(table, queue, plan, [...expired, ...round]);
     const perGroup = sharePerGroup(take, groups.length + (ungrouped.length > 0 ? 1 : 0));
@@ -171,12 +173,14 @@ function groupHeads(table: QuotedIdentifier, queue: string, plan: KindPlan, rota
       // LIMIT is promised: priority order is kept whatever comes (the sort is stable).
       for (const jobs of jobsOf.values()) jobs.sort((a, b) => a.priority - b.priority);
       const elsewhere = [...new Set(expired.map((row) => row.job_group))].filter((group) => !groups.includes(group));
-      return shareRoundRobin({
+      const { candidates, rotateTo } = shareRoundRobin({
         expired: [...expired.map((row) => ({ id: Number(row.id), group: row.job_group })), ...ungrouped.filter((job) => job.priority === null).map((job) => ({ id: job.id, group: null }))],
         groups: [...elsewhere.map((group) => ({ group, room: roomOf(group), jobs: [] })), ...groups.map((group) => ({ group, room: roomOf(group), jobs: jobsOf.get(group) ?? [] }))],
         ungrouped: ungrouped.flatMap((job) => (job.priority === null ? [] : [{ id: job.id, priority: job.priority, group: null }])),
         take,
       });
+      if (rotateTo !== undefined) rotation.moveTo(kind, rotateTo, read);
+      return candidates;
     };
     return { statements, fill };
   };

@@ -66,6 +66,23 @@ test('a kind whose last read came round reads the groups it found and two more; 
   assert.equal(rotation.groupsToRead('other', 40), 40);
 });
 
+test('the groups a read found past the one the rotation moves to begin the next read; none past the last, none of another read', () => {
+  const rotation = new GroupRotation();
+  const read = ['a', 'b', 'c', 'd'].map((group) => ({ group, locks: group !== 'c' }));
+  rotation.moveTo('import', 'b', read);
+  assert.deepEqual(rotation.seenAhead('import', 10), read.slice(2), 'c and d, with whether each has a lock row');
+  assert.deepEqual(rotation.seenAhead('import', 1), read.slice(2, 3), 'no more than the next read reads');
+  assert.deepEqual(rotation.seenAhead('other', 10), []);
+  rotation.moveTo('import', 'd', read);
+  assert.deepEqual(rotation.seenAhead('import', 10), [], 'the rotation moved to the last group read: the next read dives');
+  rotation.moveTo('import', 'a', read);
+  rotation.moveTo('import', 'x', read);
+  assert.deepEqual(rotation.seenAhead('import', 10), [], 'a group not among those read (an expired lease\'s): the next read dives');
+  rotation.moveTo('import', 'a', read);
+  rotation.moveTo('import', 'c');
+  assert.deepEqual(rotation.seenAhead('import', 10), [], 'moved without a read');
+});
+
 test('an even share per group, rounded up; none without groups', () => {
   assert.equal(sharePerGroup(20, 3), 7);
   assert.equal(sharePerGroup(20, 40), 1);
