@@ -3,11 +3,16 @@ import type { Candidate } from './candidate-order.js';
 /**
  * Where each kind's round-robin over its groups goes on: the group its last claim took a job of.
  * A claim loop keeps one; each process thus goes round on its own, and the claims of all of them
- * together still take about one job of each group in turn. It also keeps how many groups with
- * waiting jobs the kind's last read found when that read came round to its start: the next reads
- * no more than those and two more (an index dive each, sql/groups.ts), so a kind with few groups,
- * or none waiting, costs a claim a few dives instead of fifty, and a new group is found the claim
- * after it appears.
+ * together still take about one job of each group in turn.
+ *
+ * It also sizes the kind's reads of groups (an index dive each, sql/groups.ts): a claim that may
+ * take `take` jobs reads as many groups, two more, and as many more as its last read found
+ * without room (at their limit, or held by another claim), at least 8 and at most 50. Twice
+ * `take` every time read twice the groups a claim under a limit per group took of (1.13x slower
+ * than this: bench-results/groups-read-ahead.json). Once a read came round to its start, the
+ * next reads no more than the groups it found and two more, so a kind with few groups, or none
+ * waiting, costs a claim a few dives instead of fifty, and a new group is found the claim after
+ * it appears.
  *
  * And the groups that read found past the one the rotation moved to, for the next claim to begin
  * with: a claim under a limit per group takes one job of a group, about half the groups it reads,
@@ -21,6 +26,7 @@ export class GroupRotation {
   private readonly after = new Map<string, string>();
   private readonly found = new Map<string, number>();
   private readonly ahead = new Map<string, { groups: readonly GroupSeen[]; at: number }>();
+  private readonly held = new Map<string, number>();
 
   /** The group after which the kind's next claim starts ('' before the first). */
   of(kind: string): string {
@@ -41,10 +47,16 @@ export class GroupRotation {
     return ahead === undefined || performance.now() - ahead.at > AHEAD_KEPT_MS ? [] : ahead.groups.slice(0, most);
   }
 
-  /** How many groups the kind's next claim reads, at most `most`. */
-  groupsToRead(kind: string, most: number): number {
+  /** How many groups the kind's next claim reads, to take up to `take` jobs. */
+  groupsToRead(kind: string, take: number): number {
+    const wanted = Math.min(MOST_GROUPS, Math.max(FEWEST_GROUPS, take + 2 + (this.held.get(kind) ?? take)));
     const found = this.found.get(kind);
-    return found === undefined ? most : Math.min(most, found + 2);
+    return found === undefined ? wanted : Math.min(wanted, found + 2);
+  }
+
+  /** The kind's last claim read `held` groups that had no room. */
+  sawHeld(kind: string, held: number): void {
+    this.held.set(kind, held);
   }
 
   /** The kind's last claim read `read` groups and found `distinct` of them (fewer: it came round to its start). */
@@ -55,6 +67,8 @@ export class GroupRotation {
 }
 
 const AHEAD_KEPT_MS = 1000;
+const FEWEST_GROUPS = 8;
+const MOST_GROUPS = 50;
 
 /** A group with waiting jobs as a claim's read found it, and whether it had a row in jobq_group_locks. */
 export interface GroupSeen {

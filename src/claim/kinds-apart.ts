@@ -24,12 +24,6 @@ export interface KindsApart {
 const none = (heldBack: HeldBack | undefined): KindsApart => ({ candidates: [], ids: new Set(), limited: [], ...(heldBack !== undefined && { heldBack }) });
 
 /**
- * Groups read per claim of a grouped kind, for a claim of `take` jobs: twice as many, so that
- * groups at their limit leave enough others, and at most 50 (a statement each).
- */
-const groupsToRead = (take: number) => Math.min(50, Math.max(8, 2 * take));
-
-/**
  * Of the kinds the claim reads apart (kind-rules.ts, kindsApart): for the limited ones, reads the
  * limits, locks the rows no other claim holds of kinds limited as a whole, and counts each kind's
  * running jobs and the jobs claimed within its rate's window (one round trip); then reads up to
@@ -124,7 +118,7 @@ async function planKinds(tx: Transaction, table: QuotedIdentifier, rules: KindRu
  */
 function groupHeads(table: QuotedIdentifier, queue: string, plan: KindPlan, rotation: GroupRotation) {
   const { kind, take, lockGroups, groupConcurrency, groupRate } = plan;
-  const count = rotation.groupsToRead(kind, groupsToRead(take));
+  const count = rotation.groupsToRead(kind, take);
   // The groups the last read found past the rotation's own, then dives for the rest after them.
   const known = rotation.seenAhead(kind, count);
   const from = known.at(-1)?.group ?? rotation.of(kind);
@@ -179,6 +173,7 @@ function groupHeads(table: QuotedIdentifier, queue: string, plan: KindPlan, rota
         ungrouped: ungrouped.flatMap((job) => (job.priority === null ? [] : [{ id: job.id, priority: job.priority, group: null }])),
         take,
       });
+      rotation.sawHeld(kind, groups.filter((group) => roomOf(group) <= 0).length);
       if (rotateTo !== undefined) rotation.moveTo(kind, rotateTo, read);
       return candidates;
     };

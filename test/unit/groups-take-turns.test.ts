@@ -53,17 +53,20 @@ test('every group at its limit: nothing taken, and the rotation moves past the g
   assert.equal(rotation.of('other'), '');
 });
 
-test('a kind whose last read came round reads the groups it found and two more; one that did not, the most', () => {
+test('a read takes as many groups as jobs, two more and as many as the last found without room; once one came round, the groups it found and two more', () => {
   const rotation = new GroupRotation();
-  assert.equal(rotation.groupsToRead('import', 40), 40, 'before any read');
+  assert.equal(rotation.groupsToRead('import', 19), 40, 'before any read: twice the jobs and two');
+  rotation.sawHeld('import', 3);
+  assert.equal(rotation.groupsToRead('import', 19), 24, 'three groups were full');
+  assert.equal(rotation.groupsToRead('import', 2), 8, 'never fewer than 8');
+  assert.equal(rotation.groupsToRead('import', 200), 50, 'never more than 50');
   rotation.sawGroups('import', 41, 0);
-  assert.equal(rotation.groupsToRead('import', 40), 2, 'none waiting: two dives, room for new groups');
+  assert.equal(rotation.groupsToRead('import', 19), 2, 'none waiting: two dives, room for new groups');
   rotation.sawGroups('import', 3, 2);
-  assert.equal(rotation.groupsToRead('import', 40), 4);
-  assert.equal(rotation.groupsToRead('import', 3), 3, 'never more than the most');
+  assert.equal(rotation.groupsToRead('import', 19), 4);
   rotation.sawGroups('import', 5, 5);
-  assert.equal(rotation.groupsToRead('import', 40), 40, 'it did not come round: there may be more');
-  assert.equal(rotation.groupsToRead('other', 40), 40);
+  assert.equal(rotation.groupsToRead('import', 19), 24, 'it did not come round: there may be more');
+  assert.equal(rotation.groupsToRead('other', 19), 40);
 });
 
 test('the groups a read found past the one the rotation moves to begin the next read; none past the last, none of another read', () => {
