@@ -6,21 +6,20 @@ import type { Candidate } from './candidate-order.js';
  * together still take about one job of each group in turn.
  *
  * It also sizes the kind's reads of groups (an index dive each, sql/groups.ts): a claim that may
- * take `take` jobs reads as many groups, two more, and as many more as its last read found
- * without room (at their limit, or held by another claim), at least 8 and at most 50. Twice
- * `take` every time read twice the groups a claim under a limit per group took of (1.13x slower
- * than this: bench-results/groups-read-ahead.json). Once a read came round to its start, the
- * next reads no more than the groups it found and two more, so a kind with few groups, or none
- * waiting, costs a claim a few dives instead of fifty, and a new group is found the claim after
- * it appears.
+ * take `take` jobs reads as many groups, two more, and as many more as its last read found without
+ * room (at their limit, or held by another claim), at least 8 and at most 50: twice `take` every
+ * time, under a limit of 1 per group, read twice the groups the claims took of and drained 1.13x
+ * slower (bench-results/groups-read-ahead.json). Once a read came round to its start, the next
+ * reads no more than the groups it found and two more, so a kind with few groups, or none waiting,
+ * costs a claim a few dives instead of fifty, and a new group is found the claim after it appears.
  *
- * And the groups that read found past the one the rotation moved to, for the next claim to begin
- * with: a claim under a limit per group takes one job of a group, about half the groups it reads,
- * and diving for the other half again cost each claim half its server time (a dive is a statement
- * of its own, 0.1 ms; bench-results/groups-read-ahead.json). The next claim dives only for the
- * groups after them. A group among them that has no job waiting any more gives the claim nothing;
- * one new between them is found when the rotation comes round. Kept for a second at most: an
- * idle loop's next claim dives afresh.
+ * And it keeps the groups the last read found past the one the rotation moved to, for the next
+ * claim to begin with: a claim under a limit per group took of about half the groups it read, and
+ * diving for the other half again cost a fifth of the server's time a job (a dive is a statement of
+ * its own, 0.1 ms; bench-results/groups-read-ahead.json). The next claim dives only for the groups
+ * after them. A group among them that has no job waiting any more gives the claim nothing; one new
+ * between them is found when the rotation comes round. Kept for a second at most: an idle loop's
+ * next claim dives afresh.
  */
 export class GroupRotation {
   private readonly after = new Map<string, string>();
