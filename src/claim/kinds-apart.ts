@@ -167,13 +167,14 @@ function groupHeads(table: QuotedIdentifier, queue: string, plan: KindPlan, rota
       // LIMIT is promised: priority order is kept whatever comes (the sort is stable).
       for (const jobs of jobsOf.values()) jobs.sort((a, b) => a.priority - b.priority);
       const elsewhere = [...new Set(expired.map((row) => row.job_group))].filter((group) => !groups.includes(group));
+      const roundRead = groups.map((group) => ({ group, room: roomOf(group), jobs: jobsOf.get(group) ?? [] }));
       const { candidates, rotateTo } = shareRoundRobin({
         expired: [...expired.map((row) => ({ id: Number(row.id), group: row.job_group })), ...ungrouped.filter((job) => job.priority === null).map((job) => ({ id: job.id, group: null }))],
-        groups: [...elsewhere.map((group) => ({ group, room: roomOf(group), jobs: [] })), ...groups.map((group) => ({ group, room: roomOf(group), jobs: jobsOf.get(group) ?? [] }))],
+        groups: [...elsewhere.map((group) => ({ group, room: roomOf(group), jobs: [] })), ...roundRead],
         ungrouped: ungrouped.flatMap((job) => (job.priority === null ? [] : [{ id: job.id, priority: job.priority, group: null }])),
         take,
       });
-      rotation.sawHeld(kind, groups.filter((group) => roomOf(group) <= 0).length);
+      rotation.sawHeld(kind, roundRead.filter(({ room }) => room <= 0).length);
       if (rotateTo !== undefined) rotation.moveTo(kind, rotateTo, read);
       return candidates;
     };
