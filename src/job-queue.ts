@@ -288,6 +288,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
         },
         openCandidateSource: (onEvent) => (this.replica === undefined ? undefined : new ReplicaCandidates({ ...this.replica, onEvent })),
         wakeOnEnqueue: (wake) => wakeOnEnqueue(this.identity, wake),
+        wakeWorkers: () => this.wakeWorkers(),
         waitSql: this.waitSql,
         waitsOn: (connectionId) => waitsOnConnection(this.identity, connectionId),
       },

@@ -52,6 +52,11 @@ export interface WakeUps {
   subscribe(wake: () => void): () => void;
   /** The loop is about to wait on an empty queue. */
   idle(): void;
+  /**
+   * A turn made scheduled jobs waiting: the other idle workers look too. Their kinds may be ones
+   * this loop does not claim, and their own timers for the same jobs find them taken.
+   */
+  madeDue(): void;
 }
 
 /** A claim this loop holds jobs of: which, and its lease as this loop knows it. */
@@ -337,7 +342,10 @@ export class ClaimLoop {
       });
       this.counted(result, settle);
       // Jobs that came due are waiting now, in any lane: the next turn reads the whole queue at once.
-      if (result.promoted !== undefined) this.enqueuedSince = true;
+      if (result.promoted !== undefined) {
+        this.enqueuedSince = true;
+        this.settings.wakeUps?.madeDue();
+      }
       if (readNextDue) this.nextDueReadAt = performance.now();
       if (result.nextDueInMs !== undefined) this.comingDue.in(result.nextDueInMs);
       lane = result.lane;

@@ -39,6 +39,8 @@ export interface WorkerContext {
   openCandidateSource(onEvent: (event: ConnectionEvent) => void): CandidateSource | undefined;
   /** Calls `wake` when this process enqueues due jobs into the queue (wake-ups/in-process.ts); returns the unsubscribe. */
   wakeOnEnqueue(wake: () => void): () => void;
+  /** Wakes the queue's idle workers, of this process and of others (`queue.wakeWorkers()`). */
+  wakeWorkers(): void;
   /** The statement an idle worker of the queue waits in for enqueues in other processes (wake-ups/sql.ts). */
   waitSql: string;
   /** A worker of this process waits on this connection; returns what ends that (wake-ups/in-process.ts). */
@@ -205,7 +207,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
         waitsOn: (id) => context.waitsOn(id),
         unavailable: (message) => this.warn('wake-ups', message),
       });
-      const wakeUps = wakeUpsOf(doorbell, context.wakeOnEnqueue, () => this.counters.wakeUps++);
+      const wakeUps = wakeUpsOf(doorbell, context, () => this.counters.wakeUps++);
       // A claim records its owner: this process, as `ps` shows it, and as `jobq cancel` and `stats` report it.
       const settings = {
         ...this.options,
@@ -532,7 +534,7 @@ function startsInPriorityOrder(waiting: Held[], held: Held): void {
 const sum = <T>(items: readonly T[], of: (item: T) => number): number => items.reduce((total, item) => total + of(item), 0);
 
 /** A claim loop's wake-ups: enqueues of this process wake it by a call, those of other processes by the doorbell (counted). */
-function wakeUpsOf(doorbell: Doorbell, wakeOnEnqueue: WorkerContext['wakeOnEnqueue'], counted: () => void): WakeUps {
+function wakeUpsOf(doorbell: Doorbell, { wakeOnEnqueue, wakeWorkers }: Pick<WorkerContext, 'wakeOnEnqueue' | 'wakeWorkers'>, counted: () => void): WakeUps {
   return {
     subscribe: (wake) => {
       const ends = [
@@ -545,5 +547,6 @@ function wakeUpsOf(doorbell: Doorbell, wakeOnEnqueue: WorkerContext['wakeOnEnque
       return () => ends.forEach((end) => end());
     },
     idle: () => doorbell.idle(),
+    madeDue: wakeWorkers,
   };
 }
