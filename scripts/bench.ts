@@ -80,7 +80,8 @@ import { quoteIdentifier, type QuotedIdentifier } from '../src/config/identifier
  * BENCH_STEADY_SECONDS (default 30), BENCH_BACKLOG (default 1000000; 0 skips it),
  * BENCH_PICK (the drains' --pick, default random-prefix), BENCH_SCENARIOS (default
  * demo,user,operations), BENCH_OPERATIONS (default priorities,totals,done-rows),
- * BENCH_BASELINE_PRIORITIES, BENCH_BASELINE_TOTALS, BENCH_AB_REF (git refs), BENCH_ROUNDS (default 5).
+ * BENCH_BASELINE_PRIORITIES, BENCH_BASELINE_TOTALS, BENCH_AB_REF (git refs), BENCH_ROUNDS (default 5),
+ * BENCH_PAYLOAD_BYTES (default 0: no payload; the JSON payload's size in the user-path drains).
  * Writes bench-results/latest.json and bench-results/drain-vs-consumers.svg (BENCH_RESULTS_DIR
  * for another folder).
  */
@@ -172,11 +173,15 @@ const emptyClaimPercent = (stdout: string): number => Number(/^empty claims = \d
  * is false; with another build's JobQueue if given; into a table partitioned as `layout` says
  * (unpartitioned by default).
  */
+/** The payload of the jobs prefillJobq queues: none, or BENCH_PAYLOAD_BYTES of JSON. */
+const PAYLOAD_BYTES = Number(process.env.BENCH_PAYLOAD_BYTES ?? 0);
+const PAYLOAD = PAYLOAD_BYTES > 0 ? { payload: { data: 'x'.repeat(Math.max(0, PAYLOAD_BYTES - 11)) } } : {};
+
 async function prefillJobq(count: number, { Queue = JobQueue, recreate = true, layout, delayed = 0 }: { Queue?: typeof JobQueue; recreate?: boolean; layout?: Layout; delayed?: number } = {}): Promise<void> {
   const queue = await Queue.open({ url, createDatabase: true });
   await queue.setup({ recreate, force: true, ...layout });
   for (const [jobs, timing] of [[count, {}], [delayed, { delaySeconds: 86_400 }]] as const) {
-    for (let done = 0; done < jobs; done += 1000) await queue.enqueueMany(Array.from({ length: Math.min(1000, jobs - done) }, () => ({ ...timing })));
+    for (let done = 0; done < jobs; done += 1000) await queue.enqueueMany(Array.from({ length: Math.min(1000, jobs - done) }, () => ({ ...timing, ...PAYLOAD })));
   }
   await queue.close();
   await admin.query(`ANALYZE TABLE \`${database}\`.jobs`);
