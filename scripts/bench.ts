@@ -168,15 +168,15 @@ const summaryNumber = (stdout: string, key: string): number => {
 
 const emptyClaimPercent = (stdout: string): number => Number(/^empty claims = \d+ \(([\d.]+) %\)$/m.exec(stdout)?.[1]);
 
+/** The payload of the jobs prefillJobq queues: none, or BENCH_PAYLOAD_BYTES of JSON. */
+const PAYLOAD_BYTES = Number(process.env.BENCH_PAYLOAD_BYTES ?? 0);
+const PAYLOAD = PAYLOAD_BYTES > 0 ? { payload: { data: 'x'.repeat(Math.max(0, PAYLOAD_BYTES - 11)) } } : {};
+
 /**
  * Queues `count` demo jobs, and `delayed` more due in a day; into a fresh table unless `recreate`
  * is false; with another build's JobQueue if given; into a table partitioned as `layout` says
  * (unpartitioned by default).
  */
-/** The payload of the jobs prefillJobq queues: none, or BENCH_PAYLOAD_BYTES of JSON. */
-const PAYLOAD_BYTES = Number(process.env.BENCH_PAYLOAD_BYTES ?? 0);
-const PAYLOAD = PAYLOAD_BYTES > 0 ? { payload: { data: 'x'.repeat(Math.max(0, PAYLOAD_BYTES - 11)) } } : {};
-
 async function prefillJobq(count: number, { Queue = JobQueue, recreate = true, layout, delayed = 0 }: { Queue?: typeof JobQueue; recreate?: boolean; layout?: Layout; delayed?: number } = {}): Promise<void> {
   const queue = await Queue.open({ url, createDatabase: true });
   await queue.setup({ recreate, force: true, ...layout });

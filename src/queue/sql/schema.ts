@@ -388,7 +388,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // (as text it drained 2 KB payloads no faster: bench-results/json-as-text-mysql-tried.json).
     sql: (table, server) => `
       ALTER TABLE ${table}
-        ${server.flavor === 'MariaDB' ? `${UNCHECKED_JSON_COLUMNS.map((column) => `MODIFY ${column} LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL DEFAULT NULL,`).join('\n        ')}` : ''}
+        ${server.flavor === 'MariaDB' ? UNCHECKED_JSON_COLUMNS.map((column) => `MODIFY ${column} LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL DEFAULT NULL,`).join('\n        ') : ''}
         COMMENT = '${schemaComment(23)}'`,
   },
 ];
