@@ -380,7 +380,7 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "JSON columns without MariaDB's check",
     // MariaDB's JSON is a LONGTEXT with CHECK (json_valid(...)), and MariaDB evaluates a table's
     // checks at every UPDATE of a row, whatever columns it sets: every claim, retry and settle
-    // parsed the job's payload again (a 128 KiB payload cost 1.7 ms more per UPDATE; 100,000 jobs
+    // parsed the job's payload again (a 128 KiB payload cost 1.3-1.7 ms more per UPDATE; 100,000 jobs
     // of 2 KB drained 1.07x faster without the checks: bench-results/json-unchecked-mariadb.json).
     // jobq writes only JSON it made itself (JSON.stringify, JSON_ARRAY_APPEND), so on MariaDB the
     // columns become the same LONGTEXT without the check, which MariaDB does by copying the table
