@@ -5,11 +5,14 @@
  *
  *   JOBQ_TEST_SERVER_URL="mysql://root@127.0.0.1:3306 mysql://root@127.0.0.1:3308" npm test
  *
- * Against each server, the unit tests (dist/test/unit/, no server) and the files that share the
- * server run JOBQ_TEST_CONCURRENCY (default 4) at a time: each file has a database of its own.
- * Beside them, one at a time, run the files that start servers of their own (a Group Replication
- * group, a private server or a replica, each on ports of its own). The files that read counters
- * of the whole server, which other files would move, run last, alone on it. The Galera file runs
+ * The unit tests (dist/test/unit/) use no server: they run once. The files that share a server
+ * run in one pool, JOBQ_TEST_CONCURRENCY (default 4) at a time per server named, taken in turns
+ * from each server's list, so that every server's suite ends at about the same time; the files
+ * that take longest in CI start first, so that none of them begins near the end. Each file has a
+ * database of its own. Beside them, one at a time per server, run the files that start servers of
+ * their own (a Group Replication group, a private server or a replica, each on ports of its own).
+ * The files that read counters of the whole server, which other files would move, run once the
+ * other files of their server have ended, alone on it. The Galera file runs
  * after everything else, alone on the machine: beside the suites, a node of its cluster (MariaDB
  * 10.11.19) grew to 10-21 GB of memory within minutes in three full runs in a row, and the machine
  * thrashed until the kernel killed it; alone, never (8 runs, 308 MB at most). The growing node
@@ -42,13 +45,37 @@ const startsServers = (file: string) => uses('local-cluster')(file) || uses('pri
 /** Files that start a Galera cluster. */
 const startsGalera = (file: string) => readFileSync(file, 'utf8').includes('LocalCluster.galera()');
 const serverTests = testsIn(testDir);
-const shared = [...testsIn(`${testDir}unit/`), ...serverTests.filter((file) => !readsServerCounters(file) && !startsServers(file))];
+const unitTests = testsIn(`${testDir}unit/`);
+const shared = serverTests.filter((file) => !readsServerCounters(file) && !startsServers(file));
 const ownServers = serverTests.filter((file) => !readsServerCounters(file) && startsServers(file) && !startsGalera(file));
 const countersAlone = serverTests.filter(readsServerCounters);
 const galeraLast = serverTests.filter(startsGalera);
+/**
+ * The shared files that took longest in CI (each file's time is in its log), longest first. They
+ * start the pool: a file of two minutes begun near the end holds up the whole run by as much.
+ */
+const LONGEST_FIRST = [
+  'monitoring-reads-use-indexes',
+  'bad-input-fails-cleanly',
+  'queue-contract',
+  'attempts-count-what-the-job-did',
+  'package-installs-from-a-tarball',
+  'limits-hold-across-workers',
+  'partitioned-table-runs-each-job-once',
+  'progress-shows-on-a-terminal',
+].map((name) => {
+  const file = shared.find((path) => path.endsWith(`/${name}.test.js`));
+  if (file === undefined) throw new Error(`scripts/test.ts: LONGEST_FIRST names ${name}, which is no shared test file`);
+  return file;
+});
 const concurrency = Number(process.env.JOBQ_TEST_CONCURRENCY ?? 4);
 const fileTimeoutMs = 1000 * Number(process.env.JOBQ_TEST_FILE_TIMEOUT_S ?? 600);
 const servers = (process.env.JOBQ_TEST_SERVER_URL ?? 'mysql://root@127.0.0.1:3306').split(/\s+/).filter((url) => url !== '');
+/** What the unit tests are counted under, in place of a server. */
+const UNIT = 'unit';
+/** A server as the output names it (host:port), or UNIT. */
+const label = (server: string) => (server === UNIT ? UNIT : new URL(server).host);
+const startedAt = performance.now();
 
 /** A failed test's TAP lines, from its `not ok` to the end of its YAML block, or why a file failed. */
 interface Failure {
@@ -61,7 +88,9 @@ interface Tally {
   fail: number;
   skipped: number;
 }
-const tallies = new Map(servers.map((server) => [server, { pass: 0, fail: 0, skipped: 0 } as Tally]));
+/** The tallies and whether every file passed, by server (and UNIT), in the order the end lists them. */
+const tallies = new Map([UNIT, ...servers].map((server) => [server, { pass: 0, fail: 0, skipped: 0 } as Tally]));
+const passedOn = new Map([UNIT, ...servers].map((server) => [server, true]));
 
 /** The failures among one file's TAP lines, and its totals added to `tally`. */
 function readResults(server: string, lines: readonly string[], tally: Tally): void {
@@ -101,9 +130,9 @@ function endedChildrenCpuSeconds(): number | undefined {
 }
 let cpuReadAt = endedChildrenCpuSeconds();
 
-/** Runs one test file against `server` in a process group of its own; true when it passed. */
+/** Runs one test file against `server` (UNIT: the first, which it does not use) in a process group of its own; true when it passed. */
 function runFile(server: string, file: string): Promise<boolean> {
-  const env = { ...process.env, JOBQ_TEST_SERVER_URL: server };
+  const env = { ...process.env, JOBQ_TEST_SERVER_URL: server === UNIT ? servers[0] : server };
   const child = spawn(process.execPath, ['--test', '--test-reporter=tap', file], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const started = performance.now();
   const output: string[] = [];
@@ -136,8 +165,9 @@ function runFile(server: string, file: string): Promise<boolean> {
       clearTimeout(timer);
       const lines = output.join('').split('\n');
       if (lines.at(-1) === '') lines.pop();
-      const prefix = servers.length > 1 ? `[${new URL(server).host}] ` : '';
-      console.log(`${prefix}# ${relative(process.cwd(), file)}: ${((performance.now() - started) / 1000).toFixed(1)} s${cpu}`);
+      const prefix = servers.length > 1 ? `[${label(server)}] ` : '';
+      const endedAt = ((performance.now() - startedAt) / 1000).toFixed(0);
+      console.log(`${prefix}# ${relative(process.cwd(), file)}: ${((performance.now() - started) / 1000).toFixed(1)} s${cpu}, ended at ${endedAt} s`);
       for (const line of lines) console.log(prefix + line);
       const tally = tallies.get(server)!;
       readResults(server, lines, tally);
@@ -152,40 +182,75 @@ function runFile(server: string, file: string): Promise<boolean> {
   });
 }
 
-/** A test file and the server it runs against. */
+/** A test file and the server it runs against; `alone`: with no other file on that server. */
 interface FileRun {
   server: string;
   file: string;
+  alone?: boolean;
 }
-const onServer = (server: string, files: readonly string[]): FileRun[] => files.map((file) => ({ server, file }));
-/** Whether every file run against a server passed, by server. */
-const passedOn = new Map(servers.map((server) => [server, true]));
+const onServer = (server: string, files: readonly string[], alone = false): FileRun[] => files.map((file) => ({ server, file, alone }));
 
-/** Runs the files, `atOnce` at a time, noting any failure against its server. */
+/**
+ * Runs the files, `atOnce` at a time, in their order but for those that must wait: a file to run
+ * alone on its server waits until that server's other files have all ended, and holds back the
+ * server's files after it until it ends. Notes each failure against its server.
+ */
 async function runFiles(runs: readonly FileRun[], atOnce: number): Promise<void> {
-  const queue = [...runs];
-  const lane = async () => {
-    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-      if (!(await runFile(next.server, next.file))) passedOn.set(next.server, false);
+  const waiting = [...runs];
+  const running = new Map<FileRun, Promise<void>>();
+  const busy = (server: string, alone: boolean) => [...running.keys()].some((run) => run.server === server && (alone || run.alone));
+  const mayStart = (run: FileRun) =>
+    run.alone ? !busy(run.server, true) && !waiting.some((other) => other.server === run.server && !other.alone) : !busy(run.server, false);
+  while (waiting.length > 0) {
+    for (let next = waiting.find(mayStart); next !== undefined && running.size < atOnce; next = waiting.find(mayStart)) {
+      const run = next;
+      waiting.splice(waiting.indexOf(run), 1);
+      running.set(
+        run,
+        runFile(run.server, run.file).then((passed) => {
+          if (!passed) passedOn.set(run.server, false);
+          running.delete(run);
+        }),
+      );
     }
-  };
-  await Promise.all(Array.from({ length: atOnce }, lane));
+    await Promise.race(running.values());
+  }
+  await Promise.all(running.values());
 }
 
-const sharing = async (server: string) => {
-  await runFiles(onServer(server, shared), concurrency);
-  await runFiles(onServer(server, countersAlone), 1);
-};
-await Promise.all([...servers.map(sharing), ...servers.map((server) => runFiles(onServer(server, ownServers), 1))]);
+/** /proc/stat's busy and total ticks of all cores (Linux); undefined elsewhere. */
+function coreTicks(): { busy: number; total: number } | undefined {
+  try {
+    const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.split(/\s+/).slice(1, 9).map(Number);
+    const total = ticks.reduce((sum, n) => sum + n, 0);
+    return { busy: total - ticks[3]! - ticks[4]!, total }; // less idle and iowait
+  } catch {
+    return undefined;
+  }
+}
+const ticksAtStart = coreTicks();
+
+// The shared files of every server in one pool, taken in turns from each server's list; the unit
+// tests after the longest ones.
+const inTurns = (files: readonly string[]) => files.flatMap((file) => servers.map((server) => ({ server, file })));
+const sharedRuns = [...inTurns(LONGEST_FIRST), ...onServer(UNIT, unitTests), ...inTurns(shared.filter((file) => !LONGEST_FIRST.includes(file)))];
+const countersRuns = servers.flatMap((server) => onServer(server, countersAlone, true));
+const ownServersRuns = (server: string) => runFiles(onServer(server, ownServers), 1);
+await Promise.all([runFiles([...sharedRuns, ...countersRuns], concurrency * servers.length), ...servers.map(ownServersRuns)]);
 await runFiles(servers.flatMap((server) => onServer(server, galeraLast)), 1);
-const passed = servers.map((server) => passedOn.get(server)!);
 if (failures.length > 0) {
   console.log(`\n${failures.length} failed:`);
-  for (const failure of failures) for (const line of failure.lines) console.log(`[${new URL(failure.server).host}] ${line}`);
+  for (const failure of failures) for (const line of failure.lines) console.log(`[${label(failure.server)}] ${line}`);
 }
 console.log('');
-for (const [i, server] of servers.entries()) {
-  const { pass, fail, skipped } = tallies.get(server)!;
-  console.log(`${new URL(server).host}: ${passed[i] ? 'passed' : 'FAILED'} (${pass} passed, ${fail} failed, ${skipped} skipped)`);
+for (const [server, { pass, fail, skipped }] of tallies) {
+  console.log(`${label(server)}: ${passedOn.get(server)! ? 'passed' : 'FAILED'} (${pass} passed, ${fail} failed, ${skipped} skipped)`);
 }
-process.exitCode = passed.every(Boolean) ? 0 : 1;
+const ticksAtEnd = coreTicks();
+if (ticksAtStart !== undefined && ticksAtEnd !== undefined) {
+  const busyShare = (ticksAtEnd.busy - ticksAtStart.busy) / (ticksAtEnd.total - ticksAtStart.total);
+  console.log(`the machine's cores were busy ${(100 * busyShare).toFixed(0)} % of the run's ${((performance.now() - startedAt) / 1000).toFixed(0)} s`);
+}
+const all = [...tallies.values()].reduce((sum, tally) => ({ pass: sum.pass + tally.pass, fail: sum.fail + tally.fail, skipped: sum.skipped + tally.skipped }));
+console.log(`all: ${all.pass} passed, ${all.fail} failed, ${all.skipped} skipped`);
+process.exitCode = [...passedOn.values()].every(Boolean) ? 0 : 1;
