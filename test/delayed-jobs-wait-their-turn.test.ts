@@ -19,11 +19,16 @@ async function firstClaimWithJobs(since: number, kinds?: string[]) {
   return { claim, afterMs: performance.now() - since };
 }
 
+/** Enqueues one job with `jobq enqueue` (a process that exits at once) and returns its id. */
+async function enqueuedByCli(args: string[]): Promise<number> {
+  const queued = await runCli(['enqueue', ...args, '--database-url', context.db.url]);
+  assert.equal(queued.code, 0, queued.stderr);
+  return Number(/^queued 1 job \(id (\d+)\)$/.exec(queued.stdout.trim())?.[1]);
+}
+
 test('a delayed job is not handed out before its time, then it is', async () => {
   const startedAt = performance.now();
-  const queued = await runCli(['enqueue', '--kind', 'later', '--payload', '{"x": 1}', '--delay', '2', '--database-url', context.db.url]);
-  assert.equal(queued.code, 0, queued.stderr);
-  const id = Number(/^queued 1 job \(id (\d+)\)$/.exec(queued.stdout.trim())?.[1]);
+  const id = await enqueuedByCli(['--kind', 'later', '--payload', '{"x": 1}', '--delay', '2']);
 
   assert.equal((await context.queue.claim({ batchSize: 10 })).jobs.length, 0, 'not claimable by oldest-first');
   assert.equal((await context.queue.claim({ batchSize: 10, kinds: ['later'] })).jobs.length, 0, 'not claimable by kind');
@@ -91,4 +96,48 @@ test('claims read past no job due later: scheduled jobs are read only once due, 
   }
   await db.admin.query('DELETE FROM jobs');
   await queue.recount();
+});
+
+test('a job that comes due while a worker works through a backlog starts long before the backlog is done', async () => {
+  const { queue, db } = context;
+  // A turn that filled its batch reads the due jobs at most every 250 ms: a job more urgent than
+  // the backlog is claimed in the next turn the worker has room for, and starts before the jobs it
+  // holds. With one 2 ms handler at a time (500 jobs a second at most), 200-230 backlog jobs
+  // started between its due time and its own start (at most 125 in 250 ms, 100 while the worker
+  // made room for a batch); a loop that never looked on a backlog would run all that are left. It
+  // is enqueued by a process that exits at once, whose timer cannot wake the worker then, and the
+  // count runs from its due time: how long the CLI takes to start is the machine's.
+  const BACKLOG = 5000;
+  const MOST_AFTER_DUE = 400;
+  await queue.enqueueMany(Array.from({ length: BACKLOG }, () => ({ kind: 'backlog' })));
+  let started = 0;
+  let startedAtDue: number | undefined;
+  let startedBeforeDue: number | undefined;
+  const worker = queue.work(
+    {
+      backlog: async () => {
+        started++;
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      },
+      // A timer that fires late (the handlers keep the event loop busy) would count jobs started
+      // after the due one: its own start, which comes after its due time, caps the count.
+      due: async () => {
+        startedAtDue ??= started;
+        startedBeforeDue = started;
+      },
+    },
+    { concurrency: 1 },
+  );
+  try {
+    await waitUntil(() => started > 0, 'the backlog is being worked through');
+    const id = await enqueuedByCli(['--kind', 'due', '--priority', '-1', '--delay', '1']);
+    const [{ dueInUs }] = await db.rows<{ dueInUs: number }>('SELECT TIMESTAMPDIFF(MICROSECOND, NOW(6), run_after) AS dueInUs FROM jobs WHERE id = ?', [id]);
+    setTimeout(() => (startedAtDue ??= started), Math.max(0, Number(dueInUs) / 1000));
+    await waitUntil(() => startedBeforeDue !== undefined, 'the due job started', { timeoutMs: 60_000 });
+    assert.ok(startedAtDue !== undefined && BACKLOG - startedAtDue > 2 * MOST_AFTER_DUE, `the backlog was nearly done (${startedAtDue} of ${BACKLOG}) when the job came due: the test proves nothing`);
+    const after = startedBeforeDue! - startedAtDue;
+    assert.ok(after <= MOST_AFTER_DUE, `the due job started after ${after} more backlog jobs (${startedAtDue} started when it came due, ${startedBeforeDue} when it started)`);
+  } finally {
+    await worker.stop();
+  }
 });

@@ -30,7 +30,7 @@ export interface FirstRoundTrip {
 
 /**
  * The first round trip of a claim turn: START TRANSACTION; [lock a lane row;] [the rules on kinds;]
- * scheduled jobs come due [and when the next will]; the candidates of the lane. The candidate read
+ * [scheduled jobs come due;] [when the next will;] the candidates of the lane. The candidate read
  * goes to the replica instead when there is one, at the same time. It reads the lane the round
  * trip takes, unless the read goes to a replica or names the lane's partitions: then it reads the
  * lane tried first, which holds only if that one was free at once.
@@ -41,7 +41,7 @@ export async function firstRoundTrip(tx: Transaction, table: QuotedIdentifier, r
   const at = (statement: Statement) => statements.push(statement) - 1;
   const lanes = laneRow === undefined ? undefined : takeLane(laneRow, at);
   const ruled = rules?.refresh === true ? readRules(table, rules, request, at) : undefined;
-  const dueAt = at([scheduledSql.DUE_SCHEDULED_SQL(table), [request.claim.batchSize]]);
+  const dueAt = request.skipDue === true ? -1 : at([scheduledSql.DUE_SCHEDULED_SQL(table), [request.claim.batchSize]]);
   const nextDueAt = request.readNextDue === true ? at([scheduledSql.NEXT_DUE_SQL(table)]) : -1;
   const readsTakenLane = laneRow !== undefined && reader.source === undefined && !claimSql.lanesArePartitions(laneRow.lanes, request.partitions);
   const guessed = laneRow === undefined ? givenLane(request) : inPartitions(laneRow.first, laneRow.lanes, request);
@@ -60,7 +60,7 @@ export async function firstRoundTrip(tx: Transaction, table: QuotedIdentifier, r
     waitedForLane,
     rules: ruled === undefined ? rules : ruled(results),
     candidates: guessHeld ? await reader.ordered(rows, laneRead?.probedBelow) : undefined,
-    due: (results[dueAt] as Array<{ id: number }>).map((row) => Number(row.id)),
+    due: dueAt < 0 ? [] : (results[dueAt] as Array<{ id: number }>).map((row) => Number(row.id)),
     nextDueInMs: nextDueAt < 0 ? undefined : msOrUndefined((results[nextDueAt] as Array<{ due_in_us: number | null }>)[0]?.due_in_us),
   };
 }

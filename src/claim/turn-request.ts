@@ -45,6 +45,8 @@ export interface TurnRequest extends SettleRequest {
   preferred?: () => PreferredRange;
   /** Read when the next scheduled job comes due (an idle loop sets a timer for it). */
   readNextDue?: boolean;
+  /** Leave the scheduled jobs that came due for a later turn (a loop with a backlog reads them now and then). */
+  skipDue?: boolean;
 }
 
 export interface SettleResult {

@@ -19,7 +19,7 @@ import type { QuotedIdentifier } from '../config/identifiers.js';
 
 /**
  * One claim turn, in one transaction and one commit:
- *   1. START TRANSACTION; [lock a lane row;] [paused kinds;] scheduled jobs come due; candidates of the lane
+ *   1. START TRANSACTION; [lock a lane row;] [paused kinds;] [scheduled jobs come due;] candidates of the lane
  *   2. lock candidates FOR UPDATE SKIP LOCKED
  *   3. mark failed; mark claimed; [make the due scheduled jobs waiting;] settle statements; [running totals;] COMMIT
  * Three round trips per batch, where the article used six and two commits. The candidate read

@@ -1,9 +1,8 @@
 import { connectionEventDetail, type ConnectionEvent } from '../db/connection-events.js';
-import { JobQueue } from '../job-queue.js';
 import { ExitCode, JobqError } from '../errors.js';
 import type { Lane } from '../queue/types.js';
 import type { TurnGate, TurnTicket } from '../claim/turn-gate.js';
-import { SUPERVISOR_PID_ENV, type ChildConfig, type ChildConnection, type ChildMessage, type ParentMessage } from './messages.js';
+import { SUPERVISOR_PID_ENV, type ChildConfig, type ChildMessage, type ParentMessage } from './messages.js';
 
 /**
  * Sends a message to the supervisor. Never throws: a child started by hand (no IPC channel) or
@@ -107,18 +106,6 @@ export const supervisorTurns: TurnGate = {
 /** Tells the supervisor about an outage, or its end. */
 export function reportConnection(event: ConnectionEvent): void {
   report({ type: 'connection', state: event.state, detail: connectionEventDetail(event) });
-}
-
-/** Opens the queue with reconnects, telling the supervisor about outages. */
-export function openQueue(config: ChildConnection): Promise<JobQueue> {
-  return JobQueue.open({
-    url: config.url,
-    table: config.table,
-    reconnect: true,
-    waitForServer: true,
-    onConnectionEvent: reportConnection,
-    ...(config.replica !== undefined && { replicaUrl: config.replica.url, replicaMaxLagSeconds: config.replica.maxLagSeconds }),
-  });
 }
 
 /**

@@ -6,10 +6,11 @@
 import { lostLeaseMessage, noCounts, type WorkerCounters } from '../worker/worker.js';
 import { onlyKinds } from '../worker/handler-kinds.js';
 import { resolveWorkerOptions } from '../worker/options.js';
-import { openQueue, readConfig, report, reportConnection, runWorker, stopRequests } from './child-runtime.js';
+import { JobQueue } from '../job-queue.js';
+import { readConfig, report, reportConnection, runWorker, stopRequests } from './child-runtime.js';
 import { Access, DASHBOARD_TOKEN_ENV, tokenFromEnv } from '../dashboard/access.js';
 import { loadHandlers } from './handler-module.js';
-import type { HandlerWorkerConfig } from './messages.js';
+import type { ChildConnection, HandlerWorkerConfig } from './messages.js';
 
 const REPORT_EVERY_MS = 200;
 
@@ -56,3 +57,15 @@ runWorker(async () => {
     await queue.close();
   }
 });
+
+/** Opens the queue with reconnects, telling the supervisor about outages. */
+function openQueue(config: ChildConnection): Promise<JobQueue> {
+  return JobQueue.open({
+    url: config.url,
+    table: config.table,
+    reconnect: true,
+    waitForServer: true,
+    onConnectionEvent: reportConnection,
+    ...(config.replica !== undefined && { replicaUrl: config.replica.url, replicaMaxLagSeconds: config.replica.maxLagSeconds }),
+  });
+}
