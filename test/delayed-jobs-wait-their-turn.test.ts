@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { queueForTests } from './helpers/queue-fixtures.js';
 import { runCli } from './helpers/run-cli.js';
 import { waitUntil } from './helpers/wait.js';
-import { entriesReadBy } from './helpers/server-counters.js';
+import { entriesReadBy } from './helpers/session-counters.js';
 import { claimTurn } from '../src/claim/turn.js';
 import { TotalsTally } from '../src/claim/running-totals.js';
 import { parseDatabaseUrl } from '../src/config/database-url.js';

@@ -8,7 +8,7 @@ import { queueForTests } from './helpers/queue-fixtures.js';
 import { serverConnectionOptions } from './helpers/test-database.js';
 import { runCli, startCli } from './helpers/run-cli.js';
 import { waitUntil } from './helpers/wait.js';
-import { entriesReadBy } from './helpers/server-counters.js';
+import { entriesReadBy } from './helpers/session-counters.js';
 import { UNCOUNTED_TOKEN } from '../src/claim/sql/counters.js';
 import { foldUncountedJobs } from '../src/queue/uncounted-jobs.js';
 import { Database } from '../src/db/database.js';

@@ -1,5 +1,4 @@
 import type mysql from 'mysql2/promise';
-import type { Database } from '../../src/db/database.js';
 
 /**
  * Deadlocks InnoDB has counted since the server started: MariaDB's Innodb_deadlocks status
@@ -36,16 +35,4 @@ export async function statementsOf(connection: mysql.Connection, user: string, d
     await connection.query('SET GLOBAL log_output = ?', [before.output]);
     await connection.query('SET GLOBAL general_log = ?', [Number(before.enabled)]);
   }
-}
-
-/**
- * What `during` returns, and the index entries and rows the session of `db` read meanwhile, by its
- * handler counters, less those a read of the counters itself costs (MySQL reads its status tables).
- */
-export async function entriesReadBy<T>(db: Database, during: () => Promise<T>): Promise<{ result: T; read: number }> {
-  const reads = async () => (await db.query<Array<{ Value: string }>>("SHOW SESSION STATUS LIKE 'Handler_read%'")).reduce((sum, row) => sum + Number(row.Value), 0);
-  const first = await reads();
-  const before = await reads();
-  const result = await during();
-  return { result, read: (await reads()) - before - (before - first) };
 }
