@@ -36,6 +36,9 @@ before(async () => {
   await queue.claim({ batchSize: 20, ownerId: 7, leaseSeconds: 600 });
   await db.admin.query("UPDATE jobs SET status = 'done' WHERE status = 'unclaimed' AND id % 2 = 0");
   await db.admin.query("UPDATE jobs SET status = 'failed', last_error = 'boom' WHERE status = 'unclaimed' AND id % 9 = 1");
+  // Not written to the binary log (MySQL's private server keeps one, for replicas): the plans are
+  // the same, and the server spent 26 s of CPU on the million rows against 30.5 s logging them.
+  await db.admin.query('SET SESSION sql_log_bin = 0');
   const columns = 'status, owner_id, run_after, claim_token, kind, payload, priority, job_group, last_error';
   for (let rows = 2000; rows < JOBS; rows *= 2) await db.admin.query(`INSERT INTO jobs (${columns}) SELECT ${columns} FROM jobs`);
   await db.admin.query('ANALYZE TABLE jobs');
