@@ -48,6 +48,17 @@ test('the oldest-first candidate query reads (status, priority, run_after) range
   }
 });
 
+test('a claim without a lane locks its candidates as it reads them: the same ranges in index order, never the table', async () => {
+  const plan = tableRows(await explain(...claimSql.candidatesLocked(table, {}, 100)));
+  assert.equal(plan.length, 2, 'expired leases, the waiting jobs');
+  for (const row of plan) assertIndexOrderRead(row, 'status_priority_run_after');
+  for (const kinds of [['email'], ['email', 'report', 'sms']]) {
+    const byKind = tableRows(await explain(...claimSql.candidatesLocked(table, { kinds }, 100)));
+    assert.equal(byKind.length, 2 * kinds.length, kinds.join());
+    for (const row of byKind) assertIndexOrderRead(row, 'kind_status_group_priority_run_after');
+  }
+});
+
 test("the article's random-prefix candidate query reads a (status, d) range", async () => {
   const plan = tableRows(await explain(...claimSql.candidatesPreferred(table, { ...randomPrefixRange(), values: ['a%'] }, { index: 3, count: 10 }, 100)));
   assert.deepEqual(plan.map((row) => row.key), ['status_priority_run_after', 'status_d', 'status_priority_run_after']);

@@ -47,6 +47,16 @@ export class CandidateReader {
     return { statement: claimSql.candidatesOldest(table, scope, lane, batchSize, leastUrgent), probedBelow: claimSql.readsAhead(scope, lane) ? leastUrgent : undefined };
   }
 
+  /**
+   * For a claim of the whole queue in one read (no lane, no replica, no preferred range, no
+   * reading kind by kind), the same ranges read with locks (sql/claim.ts, candidatesLocked).
+   */
+  lockingRead(lane: Lane | TakenLane | undefined): Statement | undefined {
+    const { scope } = this;
+    if (lane !== undefined || scope === undefined || scope.withoutKind || this.source !== undefined || this.request.preferred !== undefined) return undefined;
+    return claimSql.candidatesLocked(this.table, scope, this.batchSize);
+  }
+
   /** The lane's candidates, read now. */
   async ofLane(lane: Lane | undefined): Promise<Candidate[]> {
     const read = this.laneRead(lane);

@@ -1,7 +1,8 @@
 import type { Statement, Transaction } from '../db/transaction.js';
 import type { Candidate } from './candidate-order.js';
 import type { CandidateReader } from './candidates.js';
-import { kindRulesSeen, readsKindByKind, type KindRules } from './kind-rules.js';
+import { kindRulesSeen, kindsApart, readsKindByKind, type KindRules } from './kind-rules.js';
+import type { LockedRow } from './lock.js';
 import * as claimSql from './sql/claim.js';
 import * as groupSql from './sql/groups.js';
 import type { CandidateRow, Lane, TakenLane } from './sql/claim.js';
@@ -22,6 +23,8 @@ export interface FirstRoundTrip {
   rules: KindRules | undefined;
   /** The candidates of the lane held; undefined when they were read for another lane and must be read again. */
   candidates: Candidate[] | undefined;
+  /** The jobs a locking read of the same ranges locked (CandidateReader.lockingRead), when the turn sent one. */
+  locked: LockedRow[] | undefined;
   /** Scheduled jobs that have come due, locked for the turn to make waiting (sql/scheduled.ts). */
   due: number[];
   /** In how many ms the next scheduled job comes due, when the request asked (`readNextDue`) and one is scheduled. */
@@ -30,7 +33,8 @@ export interface FirstRoundTrip {
 
 /**
  * The first round trip of a claim turn: START TRANSACTION; [lock a lane row;] [the rules on kinds;]
- * [scheduled jobs come due;] [when the next will;] the candidates of the lane. The candidate read
+ * [scheduled jobs come due;] [when the next will;] the candidates of the lane[, and the same read
+ * locking them, for a turn without a lane that asks (lockAsRead)]. The candidate read
  * goes to the replica instead when there is one, at the same time. It reads the lane the round
  * trip takes, unless the read goes to a replica or names the lane's partitions: then it reads the
  * lane tried first, which holds only if that one was free at once.
@@ -48,6 +52,10 @@ export async function firstRoundTrip(tx: Transaction, table: QuotedIdentifier, r
   const laneRead = reader.laneRead(readsTakenLane ? { taken: true, count: laneRow!.lanes } satisfies TakenLane : guessed);
   const fromReplica = laneRead === undefined ? undefined : reader.source?.read<CandidateRow>(laneRead.statement);
   const candidatesAt = laneRead === undefined || fromReplica !== undefined ? -1 : at(laneRead.statement);
+  // Not when kinds are read apart: their candidates are read after this round trip, and locked with the rest.
+  const apart = kindsApart(request.claim, rules).length > 0 || rules?.tableLimited === true;
+  const lockingRead = request.lockAsRead !== true || candidatesAt < 0 || apart ? undefined : reader.lockingRead(guessed);
+  const lockedAt = lockingRead === undefined ? -1 : at(lockingRead);
   const [results, replicaRows] = await Promise.all([statements.length > 0 ? tx.run(...statements) : [], fromReplica]);
 
   const taken = lanes?.taken(results);
@@ -60,6 +68,7 @@ export async function firstRoundTrip(tx: Transaction, table: QuotedIdentifier, r
     waitedForLane,
     rules: ruled === undefined ? rules : ruled(results),
     candidates: guessHeld ? await reader.ordered(rows, laneRead?.probedBelow) : undefined,
+    locked: lockedAt < 0 ? undefined : (results[lockedAt] as LockedRow[]),
     due: dueAt < 0 ? [] : (results[dueAt] as Array<{ id: number }>).map((row) => Number(row.id)),
     nextDueInMs: nextDueAt < 0 ? undefined : msOrUndefined((results[nextDueAt] as Array<{ due_in_us: number | null }>)[0]?.due_in_us),
   };

@@ -7,8 +7,8 @@ import * as claimSql from './sql/claim.js';
 import type { ClaimedJob } from './types.js';
 import type { QuotedIdentifier } from '../config/identifiers.js';
 
-/** A row as the locking read returns it: JSON columns as text, and whether the job was waiting (not claimed before, its lease run out). */
-type LockedRow = Omit<ClaimedJob, 'payload' | 'traceContext' | 'cancelRequested'> & { payload: string | null; traceContext: string | null; cancelRequested: number; waiting: number };
+/** A row as the locking reads return it: JSON columns as text, and whether the job was waiting (not claimed before, its lease run out). */
+export type LockedRow = Omit<ClaimedJob, 'payload' | 'traceContext' | 'cancelRequested'> & { payload: string | null; traceContext: string | null; cancelRequested: number; waiting: number };
 
 /** What the locking read of a claim turn came to. */
 export interface Locked {
@@ -24,14 +24,24 @@ export interface Locked {
 
 /**
  * The second round trip: locks the candidates nobody else holds (FOR UPDATE SKIP LOCKED, by
- * primary key) and keeps those the claim may take. A kind paused or limited since the candidates
- * were read: its jobs stay waiting (their locks end with the COMMIT) and do not count as
- * candidates, or the loop would retry at once, and again; of a limited or grouped kind, those its
- * own read took (`apart`, kinds-apart.ts) are kept.
+ * primary key) and keeps those the claim may take, as lockedCandidates does.
  */
 export async function lockCandidates(tx: Transaction, table: QuotedIdentifier, found: readonly Candidate[], rules: KindRules | undefined, apart: ReadonlySet<number>): Promise<Locked> {
   const [rows] = await tx.run([claimSql.LOCK_CANDIDATES_SQL(table), [found.map((candidate) => candidate.id)]]);
-  const lockedJobs = rows as Array<LockedRow>;
+  return lockedCandidates(rows as LockedRow[], found, rules, apart);
+}
+
+/**
+ * Of the jobs the claim locked, the candidates it keeps: those locked by primary key, or by the
+ * first round trip's locking read (sql/claim.ts, candidatesLocked), which may hold jobs that are
+ * no candidates (they stay waiting: their locks end with the COMMIT). A kind paused or limited
+ * since the candidates were read: its jobs stay waiting too and do not count as candidates, or the
+ * loop would retry at once, and again; of a limited or grouped kind, those its own read took
+ * (`apart`, kinds-apart.ts) are kept.
+ */
+export function lockedCandidates(rows: readonly LockedRow[], found: readonly Candidate[], rules: KindRules | undefined, apart: ReadonlySet<number>): Locked {
+  const wanted = new Set(found.map((candidate) => candidate.id));
+  const lockedJobs = rows.filter((row) => wanted.has(row.id));
   const kept = rules === undefined ? lockedJobs : withinKindRules(lockedJobs, rules, apart);
   return { ...takeLocked(keepNoLessUrgentThanSkipped(found, kept), found), candidates: found.length - (lockedJobs.length - kept.length) };
 }

@@ -316,6 +316,7 @@ export class ClaimLoop {
 
   private async claimTurn(batchSize: number): Promise<TurnResult> {
     const laneless = this.wokenFromWait || this.shortQueue;
+    const lockAsRead = this.wokenFromWait && this.foundNothing;
     const skipDue = this.backlog && !this.enqueuedSince && performance.now() - this.dueReadAt < DUE_READ_ON_BACKLOG_EVERY_MS;
     this.enqueuedSince = false;
     this.wokenFromWait = false;
@@ -352,6 +353,7 @@ export class ClaimLoop {
         laneLeastUrgent: this.laneLeastUrgent,
         ...(readNextDue && { readNextDue }),
         ...(skipDue && { skipDue }),
+        ...(lockAsRead && { lockAsRead }),
       });
       this.counted(result, settle);
       // Jobs that came due are waiting now, in any lane: the next turn reads the whole queue at once.

@@ -47,6 +47,11 @@ export interface TurnRequest extends SettleRequest {
   readNextDue?: boolean;
   /** Leave the scheduled jobs that came due for a later turn (a loop with a backlog reads them now and then). */
   skipDue?: boolean;
+  /**
+   * Lock the candidates in the first round trip (sql/claim.ts, candidatesLocked): for a turn
+   * without a lane on a queue that was empty, whose index ranges hold few entries to walk past.
+   */
+  lockAsRead?: boolean;
 }
 
 export interface SettleResult {

@@ -7,7 +7,7 @@ import { firstRoundTrip } from './first-round-trip.js';
 import { takeInTurn } from './candidate-order.js';
 import * as scheduledSql from './sql/scheduled.js';
 import type { Statement } from '../db/transaction.js';
-import { lockCandidates, markStatements } from './lock.js';
+import { lockCandidates, lockedCandidates, markStatements } from './lock.js';
 import { claimScope } from './kind-rules.js';
 import { GroupRotation } from './fair-share.js';
 import { candidatesOfKindsApart, spentApart } from './kinds-apart.js';
@@ -20,9 +20,10 @@ import type { QuotedIdentifier } from '../config/identifiers.js';
 /**
  * One claim turn, in one transaction and one commit:
  *   1. START TRANSACTION; [lock a lane row;] [paused kinds;] [scheduled jobs come due;] candidates of the lane
- *   2. lock candidates FOR UPDATE SKIP LOCKED
+ *      [; without a lane, on a queue that was empty, the same read locking them]
+ *   2. lock candidates FOR UPDATE SKIP LOCKED (unless 1. did)
  *   3. mark failed; mark claimed; [make the due scheduled jobs waiting;] settle statements; [running totals;] COMMIT
- * Three round trips per batch, where the article used six and two commits. The candidate read
+ * Three round trips per batch (two for a woken worker's), where the article used six and two commits. The candidate read
  * takes no locks at READ COMMITTED. More reads only when needed: the lane taken was not the one
  * read, jobs more urgent than the lane's wait elsewhere, or the lane was empty (another lane's
  * jobs that waited too long).
@@ -70,7 +71,9 @@ export async function claimTurn(db: Database, table: QuotedIdentifier, request: 
     const nothingClaimed = async (claimCount: TurnResult['claimCount'], candidates: number) =>
       result(claimCount, { token, jobs: [], candidates, failedIds: [] }, (await turn.commit(tx, counters, claimCount, { jobs: [], writes: promote, failedIds: [], candidates })).settlement);
     if (found.length === 0) return nothingClaimed('none', 0);
-    const locked = await lockCandidates(tx, table, found, rules, apart.ids);
+    // The first round trip locked the candidates already, unless kinds read apart came after it.
+    const lockedFirst = apart.candidates.length === 0 && tableLimit === undefined ? first.locked : undefined;
+    const locked = lockedFirst !== undefined ? lockedCandidates(lockedFirst, found, rules, apart.ids) : await lockCandidates(tx, table, found, rules, apart.ids);
     if (locked.jobs.length === 0 && locked.exhausted.length === 0) return nothingClaimed(locked.candidates > 0 ? 'empty' : 'none', locked.candidates);
     // The rates' log after the claim's UPDATE: a claim is logged no earlier than its jobs' owner_date,
     // however long the statements between take on a loaded server.

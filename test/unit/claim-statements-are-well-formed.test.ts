@@ -26,6 +26,7 @@ test('candidate reads have a value for each placeholder, for every scope and lan
       assertPlaceholders(claimSql.candidatesPreferred(JOBS, randomPrefixRange(), lane, 100), `preferred ${what}`);
     }
     assertPlaceholders(claimSql.candidatesAhead(JOBS, scope, 5, 20), `ahead ${JSON.stringify(scope)}`);
+    assertPlaceholders(claimSql.candidatesLocked(JOBS, scope, 100), `locked ${JSON.stringify(scope)}`);
     assertPlaceholders(claimSql.candidatesStale(JOBS, scope, 50_000, 100), `stale ${JSON.stringify(scope)}`);
     assertPlaceholders(claimSql.hasPendingWork(JOBS, scope, false), `pending ${JSON.stringify(scope)}`);
   }

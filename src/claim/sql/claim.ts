@@ -131,6 +131,12 @@ const columns = (byKind: boolean) =>
 /** A job may be handed out when it is waiting and due, or claimed with its lease run out. */
 const CLAIMABLE = `status IN ('unclaimed', 'claimed') AND run_after <= NOW(6)`;
 
+/** What a claim reads of the jobs it locks (LOCK_CANDIDATES_SQL, candidatesLocked). */
+const LOCKED_COLUMNS = `id, kind, CAST(payload AS CHAR) AS payload, attempts + (status = 'unclaimed') AS attempts, priority,
+         lease_expiries + (status = 'claimed') AS leaseExpiries, trace_context AS traceContext, job_group AS \`group\`,
+         snoozes, timeout_ms AS timeoutMs, cancel_requested_at IS NOT NULL AS cancelRequested,
+         status = 'unclaimed' AND claim_token <> ${UNCOUNTED_TOKEN} AS waiting`;
+
 /**
  * One index range read in index order, stopping after LIMIT entries: claimed jobs whose lease ran
  * out (their waiting_priority is 0, see schema 6), or waiting jobs that are due, by priority then
@@ -148,18 +154,20 @@ interface RangeOptions {
   /** A PARTITION clause. */
   partition?: string;
   backwards?: boolean;
+  /** Lock the jobs as they are read, and read what the claim needs of them (LOCKED_COLUMNS). */
+  locking?: boolean;
 }
 
-function rangeRead(table: QuotedIdentifier, byKind: boolean, part: keyof typeof PART, { filter = '', values = [], partition = '', backwards = false }: RangeOptions = {}): RangeRead {
+function rangeRead(table: QuotedIdentifier, byKind: boolean, part: keyof typeof PART, { filter = '', values = [], partition = '', backwards = false, locking = false }: RangeOptions = {}): RangeRead {
   const { index, kind, ungrouped, status, runAfter } = columns(byKind);
   const [where, order] = part === 'expired'
     ? [`${status} = 'claimed'${ungrouped} AND waiting_priority = 0 AND ${runAfter} <= NOW(6)${filter}`, [runAfter, 'id']]
     : [`${status} = 'unclaimed'${ungrouped} AND ${runAfter} <= NOW(6)${filter}`, ['waiting_priority', runAfter, 'id']];
   return {
     sql: `
-  (SELECT id, ${PART[part]} AS part, waiting_priority AS priority FROM ${table}${partition} FORCE INDEX (${index})
+  (SELECT ${locking ? LOCKED_COLUMNS : `id, ${PART[part]} AS part, waiting_priority AS priority`} FROM ${table}${partition} FORCE INDEX (${index})
     WHERE ${kind}${where}
-    ORDER BY ${order.map((column) => (backwards ? `${column} DESC` : column)).join(', ')} LIMIT ?)`,
+    ORDER BY ${order.map((column) => (backwards ? `${column} DESC` : column)).join(', ')} LIMIT ?${locking ? ' FOR UPDATE SKIP LOCKED' : ''})`,
     values,
   };
 }
@@ -218,6 +226,22 @@ export function candidatesOldest(table: QuotedIdentifier, scope: ClaimScope, lan
   if (!scope.withoutKind) return [sql, values];
   const [extraSql, extraValues] = withoutKind();
   return [`${sql}\n  UNION ALL${extraSql}`, [...values, ...extraValues]];
+}
+
+/**
+ * The ranges candidatesOldest reads for a claim of the whole queue (no lane), locking the jobs as
+ * it reads them: sent after that read in the same round trip, it saves the claim the round trip of
+ * LOCK_CANDIDATES_SQL. The claim still goes by the candidates the plain read found (lock.ts): of
+ * those, the ones this read locked are the ones LOCK_CANDIDATES_SQL would have locked; it may lock
+ * more (it reads past jobs others hold), which go back with the COMMIT. Only for a turn without
+ * a lane after one that found the queue empty (a worker woken from its wait), where a round trip
+ * is much of a job's wait for its start: one worker's `claim()` of one job took 2.22 ms against
+ * 2.55 (medians of 300, scratch). Under a stream of jobs the head of the ranges holds the entries
+ * of jobs just claimed and not purged yet, which a locking read locks and looks up one by one: at
+ * 1,000 jobs a second its round trip took 2.10 ms against 1.68 for the two it replaced.
+ */
+export function candidatesLocked(table: QuotedIdentifier, scope: ClaimScope, limit: number): readonly [string, unknown[]] {
+  return union(scope, limit, (byKind) => [rangeRead(table, byKind, 'expired', { locking: true }), rangeRead(table, byKind, 'lane', { locking: true })]);
 }
 
 /** Whether candidatesOldest looks for one job ahead of the lane: with lanes, unless it reads only jobs without a kind. */
@@ -285,10 +309,7 @@ export function candidatesStale(table: QuotedIdentifier, scope: ClaimScope, stea
  * worker cancels instead of running. Params: [ids].
  */
 export const LOCK_CANDIDATES_SQL = (table: QuotedIdentifier) => `
-  SELECT id, kind, CAST(payload AS CHAR) AS payload, attempts + (status = 'unclaimed') AS attempts, priority,
-         lease_expiries + (status = 'claimed') AS leaseExpiries, trace_context AS traceContext, job_group AS \`group\`,
-         snoozes, timeout_ms AS timeoutMs, cancel_requested_at IS NOT NULL AS cancelRequested,
-         status = 'unclaimed' AND claim_token <> ${UNCOUNTED_TOKEN} AS waiting
+  SELECT ${LOCKED_COLUMNS}
     FROM ${table} FORCE INDEX (PRIMARY)
    WHERE id IN (?) AND ${CLAIMABLE}
    FOR UPDATE SKIP LOCKED`;
