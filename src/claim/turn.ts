@@ -23,10 +23,10 @@ import type { QuotedIdentifier } from '../config/identifiers.js';
  *      [; without a lane, on a queue that was empty, the same read locking them]
  *   2. lock candidates FOR UPDATE SKIP LOCKED (unless 1. did)
  *   3. mark failed; mark claimed; [make the due scheduled jobs waiting;] settle statements; [running totals;] COMMIT
- * Three round trips per batch (two for a woken worker's), where the article used six and two commits. The candidate read
- * takes no locks at READ COMMITTED. More reads only when needed: the lane taken was not the one
- * read, jobs more urgent than the lane's wait elsewhere, or the lane was empty (another lane's
- * jobs that waited too long).
+ * Three round trips per batch (two for a woken worker's), where the article used six and two
+ * commits. The candidate read takes no locks at READ COMMITTED. More reads only when needed: the
+ * lane taken was not the one read, jobs more urgent than the lane's wait elsewhere, or the lane
+ * was empty (another lane's jobs that waited too long).
  */
 export async function claimTurn(db: Database, table: QuotedIdentifier, request: TurnRequest): Promise<TurnResult> {
   const { batchSize, leaseMicroseconds, ownerId } = checkClaimOptions(request.claim);
