@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { test } from 'node:test';
 import { databaseForTests, prefill } from './helpers/queue-fixtures.js';
 import { startCli } from './helpers/run-cli.js';
+import { waitUntil } from './helpers/wait.js';
 
 const WORKER = fileURLToPath(new URL('../../test/fixtures/work-until-drained.mjs', import.meta.url));
 const RECORD_IDS = fileURLToPath(new URL('../../test/fixtures/record-ids-handler.mjs', import.meta.url));
@@ -38,7 +39,7 @@ test('4 idle worker processes woken by 2 producer processes enqueueing one job a
   const produce = () => promisify(execFile)(process.execPath, [PRODUCER, String(PRODUCED / 2), 'trickle'], { env: { ...process.env, ...env } });
   await Promise.all([produce(), produce()]);
   const seen = async () => (await db.rows<{ total: number; distinct_: number }>('SELECT COUNT(*) AS total, COUNT(DISTINCT id) AS distinct_ FROM seen'))[0]!;
-  for (let counted = await seen(); Number(counted.total) < PRODUCED; counted = await seen()) await new Promise((resolve) => setTimeout(resolve, 50));
+  await waitUntil(async () => Number((await seen()).total) >= PRODUCED, `${PRODUCED} jobs handled`);
   for (const worker of workers) worker.kill('SIGTERM');
   const ends = await Promise.all(workers.map((worker) => worker.done));
   assert.deepEqual(ends.map((end) => end.code), [0, 0, 0, 0], ends.map((end) => end.stderr).join('\n'));

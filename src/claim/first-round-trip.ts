@@ -53,8 +53,8 @@ export async function firstRoundTrip(tx: Transaction, table: QuotedIdentifier, r
   const fromReplica = laneRead === undefined ? undefined : reader.source?.read<CandidateRow>(laneRead.statement);
   const candidatesAt = laneRead === undefined || fromReplica !== undefined ? -1 : at(laneRead.statement);
   // Not when kinds are read apart: their candidates are read after this round trip, and locked with the rest.
-  const apart = kindsApart(request.claim, rules).length > 0 || rules?.tableLimited === true;
-  const lockingRead = request.lockAsRead !== true || candidatesAt < 0 || apart ? undefined : reader.lockingRead(guessed);
+  const readsApart = () => rules?.tableLimited === true || kindsApart(request.claim, rules).length > 0;
+  const lockingRead = request.lockAsRead === true && candidatesAt >= 0 && !readsApart() ? reader.lockingRead(guessed) : undefined;
   const lockedAt = lockingRead === undefined ? -1 : at(lockingRead);
   const [results, replicaRows] = await Promise.all([statements.length > 0 ? tx.run(...statements) : [], fromReplica]);
 

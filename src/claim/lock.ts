@@ -32,18 +32,25 @@ export async function lockCandidates(tx: Transaction, table: QuotedIdentifier, f
 }
 
 /**
- * Of the jobs the claim locked, the candidates it keeps: those locked by primary key, or by the
- * first round trip's locking read (sql/claim.ts, candidatesLocked), which may hold jobs that are
- * no candidates (they stay waiting: their locks end with the COMMIT). A kind paused or limited
- * since the candidates were read: its jobs stay waiting too and do not count as candidates, or the
- * loop would retry at once, and again; of a limited or grouped kind, those its own read took
- * (`apart`, kinds-apart.ts) are kept.
+ * Of the candidates the claim locked (by primary key, or by the first round trip's locking read:
+ * lockedAmong), those it keeps. A kind paused or limited since the candidates were read: its jobs
+ * stay waiting (their locks end with the COMMIT) and do not count as candidates, or the loop would
+ * retry at once, and again; of a limited or grouped kind, those its own read took (`apart`,
+ * kinds-apart.ts) are kept.
  */
-export function lockedCandidates(rows: readonly LockedRow[], found: readonly Candidate[], rules: KindRules | undefined, apart: ReadonlySet<number>): Locked {
-  const wanted = new Set(found.map((candidate) => candidate.id));
-  const lockedJobs = rows.filter((row) => wanted.has(row.id));
+export function lockedCandidates(lockedJobs: readonly LockedRow[], found: readonly Candidate[], rules: KindRules | undefined, apart: ReadonlySet<number>): Locked {
   const kept = rules === undefined ? lockedJobs : withinKindRules(lockedJobs, rules, apart);
   return { ...takeLocked(keepNoLessUrgentThanSkipped(found, kept), found), candidates: found.length - (lockedJobs.length - kept.length) };
+}
+
+/**
+ * The candidates among the jobs the first round trip's locking read locked (sql/claim.ts,
+ * candidatesLocked): it may hold jobs that are no candidates, which stay waiting (their locks end
+ * with the COMMIT).
+ */
+export function lockedAmong(rows: readonly LockedRow[], found: readonly Candidate[]): LockedRow[] {
+  const wanted = new Set(found.map((candidate) => candidate.id));
+  return rows.filter((row) => wanted.has(row.id));
 }
 
 /**

@@ -7,7 +7,7 @@ import { firstRoundTrip } from './first-round-trip.js';
 import { takeInTurn } from './candidate-order.js';
 import * as scheduledSql from './sql/scheduled.js';
 import type { Statement } from '../db/transaction.js';
-import { lockCandidates, lockedCandidates, markStatements } from './lock.js';
+import { lockCandidates, lockedAmong, lockedCandidates, markStatements } from './lock.js';
 import { claimScope } from './kind-rules.js';
 import { GroupRotation } from './fair-share.js';
 import { candidatesOfKindsApart, spentApart } from './kinds-apart.js';
@@ -73,7 +73,7 @@ export async function claimTurn(db: Database, table: QuotedIdentifier, request: 
     if (found.length === 0) return nothingClaimed('none', 0);
     // The first round trip locked the candidates already, unless kinds read apart came after it.
     const lockedFirst = apart.candidates.length === 0 && tableLimit === undefined ? first.locked : undefined;
-    const locked = lockedFirst !== undefined ? lockedCandidates(lockedFirst, found, rules, apart.ids) : await lockCandidates(tx, table, found, rules, apart.ids);
+    const locked = lockedFirst !== undefined ? lockedCandidates(lockedAmong(lockedFirst, found), found, rules, apart.ids) : await lockCandidates(tx, table, found, rules, apart.ids);
     if (locked.jobs.length === 0 && locked.exhausted.length === 0) return nothingClaimed(locked.candidates > 0 ? 'empty' : 'none', locked.candidates);
     // The rates' log after the claim's UPDATE: a claim is logged no earlier than its jobs' owner_date,
     // however long the statements between take on a loaded server.
