@@ -5,15 +5,16 @@
  *
  *   JOBQ_TEST_SERVER_URL="mysql://root@127.0.0.1:3306 mysql://root@127.0.0.1:3308" npm test
  *
- * The unit tests (dist/test/unit/) use no server: they run once. The files that share a server
- * run in one pool, JOBQ_TEST_CONCURRENCY (default 4) at a time per server named, taken in turns
- * from each server's list, so that every server's suite ends at about the same time; the files
- * that take longest in CI start first, so that none of them begins near the end. Each file has a
- * database of its own. Beside them, one at a time per server, run the files that start servers of
- * their own (a Group Replication group, a private server or a replica, each on ports of its own).
- * The files that read counters of the whole server, which other files would move, run once the
- * other files of their server have ended, alone on it. The Galera file runs
- * after everything else, alone on the machine: beside the suites, a node of its cluster (MariaDB
+ * The unit tests (dist/test/unit/) use no server: they run once, and so do the few files whose
+ * tests do not depend on the server's make (FIRST_SERVER_ONLY), on the first server named. The
+ * files that share a server run in one pool, JOBQ_TEST_CONCURRENCY (default 4) at a time per
+ * server named, taken in turns from each server's list, so that every server's suite ends at
+ * about the same time; the files that take longest in CI start first, so that none of them
+ * begins near the end. Each file has a database of its own. Beside them, one at a time per
+ * server, run the files that start servers of their own (a Group Replication group, a private
+ * server or a replica, each on ports of its own). The files that read counters of the whole
+ * server, which other files would move, run once the other files of their server have ended,
+ * alone on it. The Galera file runs after everything else, alone on the machine: beside the suites, a node of its cluster (MariaDB
  * 10.11.19) grew to 10-21 GB of memory within minutes in three full runs in a row, and the machine
  * thrashed until the kernel killed it; alone, never (8 runs, 308 MB at most). The growing node
  * spins in an InnoDB purge task's retry loop (open_purge_table, docs/operations.md); what starts
@@ -63,11 +64,21 @@ const LONGEST_FIRST = [
   'limits-hold-across-workers',
   'partitioned-table-runs-each-job-once',
   'progress-shows-on-a-terminal',
-].map((name) => {
-  const file = shared.find((path) => path.endsWith(`/${name}.test.js`));
-  if (file === undefined) throw new Error(`scripts/test.ts: LONGEST_FIRST names ${name}, which is no shared test file`);
-  return file;
-});
+].map(sharedFile('LONGEST_FIRST'));
+/**
+ * Shared files whose tests do not depend on the server's make: with several servers, they run
+ * against the first only. Input refused before any server is asked; the package as npm packs and
+ * installs it (the README example it runs from there runs on every server in readme-example-runs).
+ */
+const FIRST_SERVER_ONLY = ['bad-input-fails-cleanly', 'package-installs-from-a-tarball'].map(sharedFile('FIRST_SERVER_ONLY'));
+/** The shared test file of a name, for a list of such names. */
+function sharedFile(list: string): (name: string) => string {
+  return (name) => {
+    const file = shared.find((path) => path.endsWith(`/${name}.test.js`));
+    if (file === undefined) throw new Error(`scripts/test.ts: ${list} names ${name}, which is no shared test file`);
+    return file;
+  };
+}
 const concurrency = Number(process.env.JOBQ_TEST_CONCURRENCY ?? 4);
 const fileTimeoutMs = 1000 * Number(process.env.JOBQ_TEST_FILE_TIMEOUT_S ?? 600);
 const servers = (process.env.JOBQ_TEST_SERVER_URL ?? 'mysql://root@127.0.0.1:3306').split(/\s+/).filter((url) => url !== '');
@@ -232,7 +243,8 @@ const ticksAtStart = coreTicks();
 
 // The shared files of every server in one pool, taken in turns from each server's list; the unit
 // tests after the longest ones.
-const inTurns = (files: readonly string[]) => files.flatMap((file) => servers.map((server) => ({ server, file })));
+const inTurns = (files: readonly string[]) =>
+  files.flatMap((file) => (FIRST_SERVER_ONLY.includes(file) ? servers.slice(0, 1) : servers).map((server) => ({ server, file })));
 const sharedRuns = [...inTurns(LONGEST_FIRST), ...onServer(UNIT, unitTests), ...inTurns(shared.filter((file) => !LONGEST_FIRST.includes(file)))];
 const countersRuns = servers.flatMap((server) => onServer(server, countersAlone, true));
 const ownServersRuns = (server: string) => runFiles(onServer(server, ownServers), 1);
