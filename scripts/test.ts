@@ -7,18 +7,18 @@
  *
  * The unit tests (dist/test/unit/) use no server: they run once, and so do the few files whose
  * tests do not depend on the server's make (FIRST_SERVER_ONLY), on the first server named. The
- * files that share a server run in one pool, JOBQ_TEST_CONCURRENCY (default 4) at a time per
- * server named, taken in turns from each server's list, so that every server's suite ends at
- * about the same time; the files that take longest in CI start first, so that none of them
- * begins near the end. Each file has a database of its own. Beside them, one at a time per
- * server, run the files that start servers of their own (a Group Replication group, a private
- * server or a replica, each on ports of its own). The files that read counters of the whole
- * server, which other files would move, run once the other files of their server have ended,
- * alone on it. The Galera file runs after everything else, alone on the machine: beside the suites, a node of its cluster (MariaDB
+ * files that share a server run in one pool, JOBQ_TEST_CONCURRENCY (default 4) at a time per server
+ * named, taken in turns from each server's list, so that every server's suite ends at about the
+ * same time; the files that take longest in CI start first, so that none of them begins near the
+ * end. Each file has a database of its own. Beside them, one at a time per server, run the files
+ * that start servers of their own (a Group Replication group, a private server or a replica, each
+ * on ports of its own). The files that read counters of the whole server, which other files would
+ * move, run once the other files of their server have ended, alone on it. The Galera file runs
+ * after everything else, alone on the machine: beside the suites, a node of its cluster (MariaDB
  * 10.11.19) grew to 10-21 GB of memory within minutes in three full runs in a row, and the machine
  * thrashed until the kernel killed it; alone, never (8 runs, 308 MB at most). The growing node
- * spins in an InnoDB purge task's retry loop (open_purge_table, docs/operations.md); what starts
- * it is not known, and after a full run it still happens now and then, with nothing else running.
+ * spins in an InnoDB purge task's retry loop (open_purge_table, docs/operations.md); what starts it
+ * is not known, and after a full run it still happens now and then, with nothing else running.
  *
  * Each file is a `node --test` process of its own, and its output is printed when it ends (with
  * several servers, each line prefixed with the server's address). A file that has not ended after
