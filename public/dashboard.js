@@ -41,10 +41,24 @@ function button(td, label, onClick) {
   td.append(b);
 }
 
+/**
+ * Draws a table's rows, changing only the cells whose markup changed. Replacing every row at each
+ * redraw lost clicks: a button or link replaced between the press and the release of the mouse
+ * gets no click. A cell of the same markup in a row of the same attributes (its kind or id) does
+ * the same thing when pressed, so it stays.
+ */
 function fill(tableId, rows, render) {
   const body = document.querySelector(`#${tableId} tbody`);
-  body.replaceChildren();
-  for (const row of rows) render(body.insertRow(), row);
+  const shell = (tr) => tr.cloneNode(false).outerHTML;
+  rows.forEach((row, index) => {
+    const tr = document.createElement('tr');
+    render(tr, row);
+    const old = body.rows[index];
+    if (old === undefined) return body.append(tr);
+    if (shell(old) !== shell(tr) || old.cells.length !== tr.cells.length) return old.replaceWith(tr);
+    for (const [column, td] of [...tr.cells].entries()) if (old.cells[column].outerHTML !== td.outerHTML) old.cells[column].replaceWith(td);
+  });
+  while (body.rows.length > rows.length) body.rows[rows.length].remove();
 }
 
 /** A kind's limits as `jobq stats` shows them: `3`, `1/group`, `100/1s`, `20/1m/group`. */
