@@ -20,7 +20,7 @@ import { insertTarget, JobInserts, type EnqueueOptions } from './queue/enqueue.j
 import { localWaitConnections, queueIdentity, waitsOnConnection, wakeLocalWorkers, wakeOnEnqueue } from './wake-ups/in-process.js';
 import { Ringer } from './wake-ups/ringer.js';
 import { DueTimers } from './claim/due-timers.js';
-import { waitSql } from './wake-ups/sql.js';
+import { waitStatement, type WaitStatement } from './wake-ups/sql.js';
 import { setupTable, type SetupOptions, type SetupResult } from './queue/setup.js';
 import { recountKeptCounts } from './queue/recount.js';
 import { pruneJobs, type PruneOptions, type PruneResult } from './queue/prune.js';
@@ -98,7 +98,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
   /** The queue as this process's workers and enqueues tell it apart (wake-ups/in-process.ts). */
   private readonly identity: string;
   /** The statement its idle workers wait in, and what ends it after an enqueue (src/wake-ups/). */
-  private readonly waitSql: string;
+  private readonly waitStatement: WaitStatement;
   private readonly ringer: Ringer;
   /** Delayed jobs this queue enqueued wake the workers when they come due (in the next minute). */
   private readonly comingDue = new DueTimers(() => this.wakeWorkers());
@@ -118,8 +118,8 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
     this.quotedTable = quoteIdentifier(table);
     this.target = { name: table, quoted: this.quotedTable };
     this.identity = queueIdentity(databaseOptions.settings, table);
-    this.waitSql = waitSql(db.settings.database, table);
-    this.ringer = new Ringer(() => db.openAnother(), this.waitSql, () => localWaitConnections(this.identity), (message) => process.emitWarning(message, { code: 'JOBQ_WAKE_UPS' }));
+    this.waitStatement = waitStatement(db.settings.database, insertTarget(db.settings.database, table));
+    this.ringer = new Ringer(() => db.openAnother(), this.waitStatement.sleeping, () => localWaitConnections(this.identity), (message) => process.emitWarning(message, { code: 'JOBQ_WAKE_UPS' }));
     // The table named with its database, for statements on a caller's connection.
     this.inserts = new JobInserts(db, insertTarget(db.settings.database, table), (work) => this.described(work), async () => (await this.layout()).partitions > 0);
     this.claims = new DirectClaims(db, { name: table, quoted: this.quotedTable, partitions: async () => (await this.layout()).partitions });
@@ -289,7 +289,7 @@ export class JobQueue<Tasks extends TaskMap = AnyTasks> {
         openCandidateSource: (onEvent) => (this.replica === undefined ? undefined : new ReplicaCandidates({ ...this.replica, onEvent })),
         wakeOnEnqueue: (wake) => wakeOnEnqueue(this.identity, wake),
         wakeWorkers: () => this.wakeWorkers(),
-        waitSql: this.waitSql,
+        waitStatement: this.waitStatement,
         waitsOn: (connectionId) => waitsOnConnection(this.identity, connectionId),
       },
       handlers,

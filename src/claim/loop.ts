@@ -48,8 +48,11 @@ export interface ClaimLoopSettings extends RetryPolicy {
 
 /** Word of due jobs committed by this process or by others, for a loop that waits on an empty queue. */
 export interface WakeUps {
-  /** Calls `wake` whenever due jobs were committed; returns the unsubscribe. */
-  subscribe(wake: () => void): () => void;
+  /**
+   * Calls `wake` whenever due jobs were committed, with the newest job id when that is all that is
+   * known (the jobs up to it may be ones the loop took already); returns the unsubscribe.
+   */
+  subscribe(wake: (newest?: number) => void): () => void;
   /** The loop is about to wait on an empty queue. */
   idle(): void;
   /**
@@ -130,6 +133,12 @@ export class ClaimLoop {
   private endIdleWait: (() => void) | undefined;
   /** A wake-up told of due jobs since the turn under way began: the loop looks again before any back-off. */
   private enqueuedSince = false;
+  /** A claim turn is under way: word of the newest job id waits for its end (toldOf). */
+  private turning = false;
+  /** The newest job id a wake-up told of while the turn under way ran. */
+  private toldDuringTurn = 0;
+  /** The highest job id this loop has claimed. */
+  private newestClaimed = 0;
   /**
    * A wake-up ended the loop's wait (the back-off on an empty queue, or the pause after a light
    * claim): its next turn holds no lane and takes the jobs of every lane at once, not only once
@@ -253,7 +262,7 @@ export class ClaimLoop {
       this.wake();
     };
     signal.addEventListener('abort', endWaits);
-    const unsubscribe = this.settings.wakeUps?.subscribe(() => this.dueJobs());
+    const unsubscribe = this.settings.wakeUps?.subscribe((newest) => this.toldOf(newest));
     try {
       while (!signal.aborted) {
         // Let handlers that finish at once do so first: then a fast worker claims whole batches
@@ -292,6 +301,17 @@ export class ClaimLoop {
     }
   }
 
+  /**
+   * A wake-up: due jobs were committed, or jobs up to `newest` were. Those up to the highest id
+   * the loop claimed are old news (the wait that follows a ring answers at once with the job the
+   * ring was for, most often taken by the turn it woke); a turn under way is let end first.
+   */
+  private toldOf(newest: number | undefined): void {
+    if (newest === undefined) this.dueJobs();
+    else if (this.turning) this.toldDuringTurn = Math.max(this.toldDuringTurn, newest);
+    else if (newest > this.newestClaimed) this.dueJobs();
+  }
+
   /** Due jobs were committed, or came due: the loop looks at once, ending any wait. */
   private dueJobs(): void {
     this.enqueuedSince = true;
@@ -326,6 +346,7 @@ export class ClaimLoop {
     // statements made 1.5-1.7 ms instead of 0.9 (bench-results/README.md, wake-ups).
     const ticket = await (laneless ? OPEN_GATE : this.gate).enter();
     let lane: number | undefined;
+    this.turning = true;
     try {
       const claimOptions: ClaimOptions = {
         batchSize,
@@ -374,6 +395,7 @@ export class ClaimLoop {
       this.foundNothing = result.claim.jobs.length === 0 && result.claim.candidates === 0 && !skipDue;
       this.backlog = result.claim.candidates >= batchSize;
       this.shortQueue = this.settings.wakeUps !== undefined && result.claim.jobs.length > 0 && result.claim.candidates < batchSize;
+      for (const job of result.claim.jobs) this.newestClaimed = Math.max(this.newestClaimed, job.id);
       if (result.claim.jobs.length > 0) {
         this.held.set(result.claim, { ids: new Set(result.claim.jobs.map((job) => job.id)), renewedAt: performance.now(), leaseUntil: sentAt + this.leaseMs, lost: false });
       }
@@ -384,6 +406,9 @@ export class ClaimLoop {
     } finally {
       this.inFlight = undefined;
       ticket.leave(lane);
+      this.turning = false;
+      if (this.toldDuringTurn > this.newestClaimed) this.enqueuedSince = true;
+      this.toldDuringTurn = 0;
     }
   }
 

@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.js';
 import { isConnectionLost, isStatementInterrupted } from '../db/server-errors.js';
-import { END_WAIT_CONNECTION_SQL, waitSessionSql } from './sql.js';
+import { END_WAIT_CONNECTION_SQL, waitSessionSql, type WaitStatement } from './sql.js';
 
 // A worker listens for rings until it has found work at every turn for this long: then producers
 // stop ringing it (they forget a waiter not seen waiting for a while, ringer.ts) and a busy worker
@@ -35,16 +35,21 @@ export class Doorbell {
   private connectedAt = -Infinity;
   private unavailable = false;
   private closed = false;
-  private onRing: (() => void) | undefined;
+  private onRing: ((newest?: number) => void) | undefined;
+  /** The newest job id a wait answered with: the next wait answers at once for newer ones. */
+  private newest = 0;
 
   constructor(
     private readonly open: () => Promise<Database>,
-    private readonly waitSql: string,
+    private readonly wait: WaitStatement,
     private readonly events: DoorbellEvents,
   ) {}
 
-  /** Calls `wake` at each ring; returns what ends that. */
-  subscribe(wake: () => void): () => void {
+  /**
+   * Calls `wake` at each ring, and with the newest job id when a wait found jobs newer than the
+   * last it was told of (which may be jobs the worker's turns took already); returns what ends that.
+   */
+  subscribe(wake: (newest?: number) => void): () => void {
     this.onRing = wake;
     return () => (this.onRing = undefined);
   }
@@ -75,21 +80,27 @@ export class Doorbell {
     while (!this.closed && performance.now() - this.idleAt < LISTEN_AFTER_IDLE_MS) {
       const connection = this.connection ?? (await this.connect());
       if (connection === undefined) return;
-      if (await this.rang(connection)) this.onRing?.();
+      const ended = await this.waited(connection);
+      if (ended === 'newer') this.onRing?.(this.newest);
+      else if (ended === 'rang') this.onRing?.();
     }
   }
 
-  /** Waits in the wait statement until it is ended: true for a ring, false when it ran out or the connection went. */
-  private async rang(connection: WaitConnection): Promise<boolean> {
+  /** Waits in the wait statement until it ends: rung, answered at once for newer jobs, or run out (the connection may have gone). */
+  private async waited(connection: WaitConnection): Promise<'rang' | 'newer' | 'ran-out'> {
     try {
-      const [row] = await connection.db.query<Array<Record<string, number>>>(this.waitSql);
+      const [, [row]] = await connection.db.query<[unknown, Array<{ newest: number | string | null } & Record<string, unknown>>]>(this.wait.sql, [this.newest]);
+      if (row !== undefined && row.newest !== null) {
+        this.newest = Number(row.newest);
+        return 'newer';
+      }
       // MySQL: SLEEP returns 1 when a KILL QUERY ends it, 0 when it ran its time.
-      return Object.values(row ?? {})[0] === 1;
+      return Object.values(row ?? {})[1] === 1 ? 'rang' : 'ran-out';
     } catch (error) {
-      if (isStatementInterrupted(error)) return true;
+      if (isStatementInterrupted(error)) return 'rang';
       this.drop(connection);
       if (!isConnectionLost(error) && !this.closed) this.fail(error);
-      return false;
+      return 'ran-out';
     }
   }
 

@@ -14,6 +14,7 @@ import { ExitCode, JobCancelled, JobqError } from '../errors.js';
 import { loadJobSpans } from '../tracing/job-spans.js';
 import { ClaimLoop, type JobSink, type WakeUps } from '../claim/loop.js';
 import { Doorbell } from '../wake-ups/doorbell.js';
+import type { WaitStatement } from '../wake-ups/sql.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './options.js';
 import { LaneRowGate, OPEN_GATE } from '../claim/turn-gate.js';
 import { runUpkeep } from './upkeep.js';
@@ -42,7 +43,7 @@ export interface WorkerContext {
   /** Wakes the queue's idle workers, of this process and of others (`queue.wakeWorkers()`). */
   wakeWorkers(): void;
   /** The statement an idle worker of the queue waits in for enqueues in other processes (wake-ups/sql.ts). */
-  waitSql: string;
+  waitStatement: WaitStatement;
   /** A worker of this process waits on this connection; returns what ends that (wake-ups/in-process.ts). */
   waitsOn(connectionId: number): () => void;
 }
@@ -203,7 +204,7 @@ export class Worker<Tasks extends TaskMap = AnyTasks> extends EventEmitter {
       if (spans !== undefined) this.tracing = { spans, server: connections[0]!.server };
       while (connections.length < CLAIM_LOOPS) connections.push(await connect());
       const firstLane = randomInt(Math.max(1, lanes));
-      doorbell = new Doorbell(() => connections[0]!.openAnother(), context.waitSql, {
+      doorbell = new Doorbell(() => connections[0]!.openAnother(), context.waitStatement, {
         waitsOn: (id) => context.waitsOn(id),
         unavailable: (message) => this.warn('wake-ups', message),
       });
@@ -539,9 +540,9 @@ function wakeUpsOf(doorbell: Doorbell, { wakeOnEnqueue, wakeWorkers }: Pick<Work
     subscribe: (wake) => {
       const ends = [
         wakeOnEnqueue(wake),
-        doorbell.subscribe(() => {
-          counted();
-          wake();
+        doorbell.subscribe((newest) => {
+          if (newest === undefined) counted();
+          wake(newest);
         }),
       ];
       return () => ends.forEach((end) => end());
