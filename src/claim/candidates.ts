@@ -25,10 +25,17 @@ export class CandidateReader {
   constructor(
     private readonly tx: Transaction,
     private readonly table: QuotedIdentifier,
-    private readonly scope: ClaimScope | undefined,
+    private scope: ClaimScope | undefined,
     private readonly batchSize: number,
     private readonly request: Pick<TurnRequest, 'candidateSource' | 'laneLeastUrgent' | 'preferred' | 'claim'>,
   ) {}
+
+  /** Reads by `scope` from now on; true if it is not the scope read by so far. */
+  rescope(scope: ClaimScope | undefined): boolean {
+    const changed = JSON.stringify(scope) !== JSON.stringify(this.scope);
+    this.scope = scope;
+    return changed;
+  }
 
   /** The replica the candidates are read on while it can be used. */
   get source(): CandidateSource | undefined {

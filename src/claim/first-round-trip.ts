@@ -1,7 +1,7 @@
 import type { Statement, Transaction } from '../db/transaction.js';
 import type { Candidate } from './candidate-order.js';
 import type { CandidateReader } from './candidates.js';
-import { kindRulesSeen, kindsApart, readsKindByKind, type KindRules } from './kind-rules.js';
+import { kindRulesSeen, kindsOf, kindsApart, readsKindByKind, type KindRules } from './kind-rules.js';
 import type { LockedRow } from './lock.js';
 import * as claimSql from './sql/claim.js';
 import * as groupSql from './sql/groups.js';
@@ -52,9 +52,10 @@ export async function firstRoundTrip(tx: Transaction, table: QuotedIdentifier, r
   const laneRead = reader.laneRead(readsTakenLane ? { taken: true, count: laneRow!.lanes } satisfies TakenLane : guessed);
   const fromReplica = laneRead === undefined ? undefined : reader.source?.read<CandidateRow>(laneRead.statement);
   const candidatesAt = laneRead === undefined || fromReplica !== undefined ? -1 : at(laneRead.statement);
-  // Not when kinds are read apart: their candidates are read after this round trip, and locked with the rest.
+  // Not when kinds are read apart: their candidates are read after this round trip, and locked
+  // with the rest; nor when the rules are read anew: they may hold kinds the read would lock.
   const readsApart = () => rules?.tableLimited === true || kindsApart(request.claim, rules).length > 0;
-  const lockingRead = request.lockAsRead === true && candidatesAt >= 0 && !readsApart() ? reader.lockingRead(guessed) : undefined;
+  const lockingRead = request.lockAsRead === true && rules?.refresh !== true && candidatesAt >= 0 && !readsApart() ? reader.lockingRead(guessed) : undefined;
   const lockedAt = lockingRead === undefined ? -1 : at(lockingRead);
   const [results, replicaRows] = await Promise.all([statements.length > 0 ? tx.run(...statements) : [], fromReplica]);
 
@@ -66,7 +67,7 @@ export async function firstRoundTrip(tx: Transaction, table: QuotedIdentifier, r
   return {
     lane,
     waitedForLane,
-    rules: ruled === undefined ? rules : ruled(results),
+    rules: ruled === undefined ? rules : await withKindsPresent(tx, table, ruled(results), request),
     candidates: guessHeld ? await reader.ordered(rows, laneRead?.probedBelow) : undefined,
     locked: lockedAt < 0 ? undefined : (results[lockedAt] as LockedRow[]),
     due: dueAt < 0 ? [] : (results[dueAt] as Array<{ id: number }>).map((row) => Number(row.id)),
@@ -98,6 +99,17 @@ function readRules(table: QuotedIdentifier, rules: KindRules, request: TurnReque
   const presentAt = readsKindByKind(rules) && (request.claim.kinds ?? []).length === 0 ? at([pauseSql.KINDS_PRESENT_SQL(table)]) : -1;
   return (results: unknown[]) =>
     kindRulesSeen(rules.queue, { paused: results[pausedAt], limited: results[limitedAt], grouped: results[groupedAt], ...(presentAt >= 0 && { present: results[presentAt] }) });
+}
+
+/**
+ * Rules read anew that hold kinds for the first time, for a claim of the whole queue: with the
+ * kinds present, which the round trip read only if the rules it went by held kinds already, in
+ * one statement more, for the turn to read its candidates without the held kinds (turn.ts).
+ */
+async function withKindsPresent(tx: Transaction, table: QuotedIdentifier, rules: KindRules, request: TurnRequest): Promise<KindRules> {
+  if (rules.present !== undefined || !readsKindByKind(rules) || (request.claim.kinds ?? []).length > 0) return rules;
+  const [present] = await tx.run([pauseSql.KINDS_PRESENT_SQL(table)]);
+  return { ...rules, present: kindsOf(present) };
 }
 
 function givenLane(request: TurnRequest): Lane | undefined {

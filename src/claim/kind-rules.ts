@@ -43,17 +43,19 @@ export interface KindRuleRows {
   present?: unknown;
 }
 
+/** The kinds of rows that have a `kind` column, as a statement returned them. */
+export const kindsOf = (result: unknown) => (result as Array<{ kind: string }>).map((row) => row.kind);
+
 /** The view a turn leaves for the next: the rules it read, and the kinds present if it read those. */
 export function kindRulesSeen(queue: string, rows: KindRuleRows): KindRules {
-  const kinds = (result: unknown) => (result as Array<{ kind: string }>).map((row) => row.kind);
-  const limited = kinds(rows.limited);
+  const limited = kindsOf(rows.limited);
   return {
     queue,
-    paused: kinds(rows.paused),
+    paused: kindsOf(rows.paused),
     limited: limited.filter((kind) => kind !== EVERY_KIND),
-    grouped: kinds(rows.grouped),
+    grouped: kindsOf(rows.grouped),
     tableLimited: limited.includes(EVERY_KIND),
-    ...(rows.present !== undefined && { present: kinds(rows.present) }),
+    ...(rows.present !== undefined && { present: kindsOf(rows.present) }),
   };
 }
 

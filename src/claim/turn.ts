@@ -41,7 +41,13 @@ export async function claimTurn(db: Database, table: QuotedIdentifier, request: 
     // Due scheduled jobs become waiting with this turn's COMMIT, for the next turn to claim.
     const promote: Statement[] = first.due.length === 0 ? [] : [[scheduledSql.PROMOTE_SQL(table), [first.due]]];
     const counters = turn.counterRow(lane?.index);
-    let found = first.candidates ?? (await reader.ofLane(lane));
+    // Rules read anew that hold kinds the first read took in (a loop's first turn, a kind paused,
+    // limited or grouped since): the candidates are read again without them, so that no job the
+    // claim may not take is locked. On Galera, a row a claim locked and left unwritten stalled
+    // the cluster for innodb_lock_wait_timeout (50 s) once the claim had passed certification:
+    // another node's claim of that row could not be applied, nor the claim commit before it.
+    const readAgain = reader.rescope(claimScope(request.claim, rules));
+    let found = (readAgain ? undefined : first.candidates) ?? (await reader.ofLane(lane));
     if (found.length === 0 && lane !== undefined && lane.count > 1) found = await reader.stale();
     // The jobs the turn settles free their slots for it: only limits need them listed.
     const limited = rules !== undefined && (rules.tableLimited || rules.limited.length > 0);
