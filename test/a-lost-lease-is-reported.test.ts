@@ -20,18 +20,25 @@ test('a worker frozen past its lease: its handler is signalled, it reports the j
   // a claim turn, though: one that renews the lease holds the job's row lock, and every other
   // worker would skip the job (SKIP LOCKED) until the frozen one ran again; a turn may hold a lane
   // row, which another worker's claim may wait for (up to MySQL's lock wait timeout, 50 s: a CI
-  // run saw the other worker miss the job for 30 s). So the worker stays frozen only while
-  // neither the job's row nor a lane row is locked. The locks are tried, not looked up in
-  // information_schema.INNODB_TRX: that is a copy the server refreshes at most every 0.1 s, and in
-  // a CI run it missed a turn that had just taken a lane. lease-expiry-reclaims-job.test.ts covers
-  // a worker frozen in the middle of a claim.
+  // run saw the other worker miss the job for 30 s), and the kept counts' rows, which another
+  // worker's claim waits for (another CI run). So the worker stays frozen only while it has no
+  // transaction open: neither the job's row nor a lane row is locked (the locks are tried), and
+  // information_schema.INNODB_TRX shows no transaction of a connection to the test's database but
+  // this one. That table is a copy the server refreshes at most every 0.1 s (in a CI run it missed
+  // a turn that had just taken a lane): it is read 0.2 s after the freeze, and the frozen worker
+  // starts nothing meanwhile. lease-expiry-reclaims-job.test.ts covers a worker frozen in the
+  // middle of a claim.
   const nothingLocked = async () => {
+    await new Promise((resolve) => setTimeout(resolve, 200));
     await db.admin.query('START TRANSACTION');
     try {
       const [job] = (await db.admin.query('SELECT id FROM jobs WHERE id = ? FOR UPDATE SKIP LOCKED', [id])) as unknown as [unknown[]];
       const [free] = (await db.admin.query("SELECT lane FROM jobq_lanes WHERE queue = 'jobs' FOR UPDATE SKIP LOCKED")) as unknown as [unknown[]];
       const [[{ lanes }]] = (await db.admin.query("SELECT COUNT(*) AS lanes FROM jobq_lanes WHERE queue = 'jobs'")) as unknown as [[{ lanes: number }]];
-      return job.length === 1 && free.length === Number(lanes);
+      const [[{ open }]] = (await db.admin.query(
+        'SELECT COUNT(*) AS open FROM information_schema.INNODB_TRX AS t JOIN information_schema.PROCESSLIST AS p ON p.ID = t.trx_mysql_thread_id WHERE p.DB = DATABASE() AND p.ID <> CONNECTION_ID()',
+      )) as unknown as [[{ open: number }]];
+      return job.length === 1 && free.length === Number(lanes) && Number(open) === 0;
     } finally {
       await db.admin.query('ROLLBACK');
     }

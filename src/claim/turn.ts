@@ -43,9 +43,9 @@ export async function claimTurn(db: Database, table: QuotedIdentifier, request: 
     const counters = turn.counterRow(lane?.index);
     // Rules read anew that hold kinds the first read took in (a loop's first turn, a kind paused,
     // limited or grouped since): the candidates are read again without them, so that no job the
-    // claim may not take is locked. On Galera, a row a claim locked and left unwritten stalled
-    // the cluster for innodb_lock_wait_timeout (50 s) once the claim had passed certification:
-    // another node's claim of that row could not be applied, nor the claim commit before it.
+    // claim may not take is locked. Such a lock lasts until the COMMIT, and on Galera a row
+    // locked and left unwritten is in no write set: another node's claim of it must wait for it
+    // (once seen waiting for innodb_lock_wait_timeout, 50 s, with the cluster's commits behind).
     const readAgain = reader.rescope(claimScope(request.claim, rules));
     let found = (readAgain ? undefined : first.candidates) ?? (await reader.ofLane(lane));
     if (found.length === 0 && lane !== undefined && lane.count > 1) found = await reader.stale();

@@ -29,11 +29,11 @@ export interface WaitStatement {
  * ends nothing, and without this its job waited for a later turn (at 200 jobs a second from two
  * producers, p50 7.2-9.3 ms in the runs that lost rings against 5.0-5.8 in those that did not,
  * bench-results/latency-regimes-by-hand.json; with this wait, the tails at 200/s shorter in
- * bench-results/wait-answers-for-newer-ab.json). The newest id is read by a statement of its own, and MAX over the
- * primary key from the index's end: a statement that read the table would hold its metadata lock
- * while it slept, and an ALTER TABLE would wait for it, with every statement on the table behind.
- * The database and table are hashed into the column name, for any name to go in with nothing to
- * quote.
+ * bench-results/wait-answers-for-newer-ab.json). The newest id is read by a statement of its
+ * own, and MAX over the primary key from the index's end: a statement that read the table would
+ * hold its metadata lock while it slept, and an ALTER TABLE would wait for it, with every
+ * statement on the table behind. The database and table are hashed into the column name, for any
+ * name to go in with nothing to quote.
  */
 export function waitStatement(database: string, table: { name: string; qualified: QuotedIdentifier }): WaitStatement {
   const queue = createHash('sha256').update(`${database}\0${table.name}`).digest('hex').slice(0, 16);
