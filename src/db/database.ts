@@ -5,7 +5,7 @@ import { connectToFirstAnswering, DatabaseClosedError, retryUntilConnected, sync
 import type { GaleraNode } from './galera.js';
 import { isConnectionLost, isRetryableLockError } from './server-errors.js';
 import type { ServerVersion } from './server-version.js';
-import { PipelinedTransaction, type Statement, type Transaction } from './transaction.js';
+import { AUTOCOMMIT_OFF, PipelinedTransaction, START_TRANSACTION, type Statement, type Transaction } from './transaction.js';
 
 export interface DatabaseOptions extends ConnectOptions {
   /**
@@ -146,11 +146,23 @@ export class Database {
     return run;
   }
 
+  /**
+   * On a Galera node a transaction runs with autocommit off, not after START TRANSACTION. A node
+   * rolls back a transaction whose row locks another node's write set needs (a brute-force
+   * abort), and on MariaDB 10.11.19 the statement under way still answered OK and those after it
+   * in the same round trip ran in autocommit, each committed on its own: a claim's UPDATE
+   * committed without the rest of its turn, the turn, finding fewer rows changed than it had
+   * locked, ran again, and the jobs that UPDATE took were held by no worker until their lease
+   * ran out (seen with SELECT @@in_transaction between a turn's statements; a limit of 2 per group
+   * then held its group for the whole 60 s lease in about 1 contract run in 6). With autocommit
+   * off those statements open a transaction of their own, which the turn's ROLLBACK undoes, or
+   * its COMMIT commits after the turn's checks passed (docs/operations.md).
+   */
   private async transactionAttempts<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     let firstLockError: number | undefined;
     let conflicted = false;
     for (let attempt = 1; ; attempt++) {
-      const tx = new PipelinedTransaction(this.connection, this.causalReadsFor(conflicted));
+      const tx = new PipelinedTransaction(this.connection, this.causalReadsFor(conflicted), this.connected.galera === undefined ? START_TRANSACTION : AUTOCOMMIT_OFF);
       this.transactionOpen++;
       try {
         const result = await work(tx);

@@ -16,15 +16,31 @@ export interface Transaction {
   commitThenRead(statements: Statement[], read: Statement): Promise<{ results: unknown[]; read: unknown }>;
 }
 
+/** How a transaction opens, and what follows its COMMIT or ROLLBACK. */
+export interface TransactionBounds {
+  open: Statement;
+  close: readonly Statement[];
+}
+
+export const START_TRANSACTION: TransactionBounds = { open: ['START TRANSACTION'], close: [] };
+
+/**
+ * Autocommit off from the transaction's first statement to its end: a statement that finds the
+ * transaction gone starts another one, which the COMMIT or ROLLBACK ends, where after START
+ * TRANSACTION it would commit on its own (database.ts, on Galera).
+ */
+export const AUTOCOMMIT_OFF: TransactionBounds = { open: ['SET autocommit = 0'], close: [['SET autocommit = 1']] };
+
 /** A {@link Transaction} on one connection; {@link Database.transaction} makes one per attempt. */
 export class PipelinedTransaction implements Transaction {
   private started = false;
   private ended = false;
 
-  /** `settings`: session statements that ride ahead of START TRANSACTION, in the first round trip. */
+  /** `settings`: session statements that ride ahead of the transaction's opening, in its first round trip. */
   constructor(
     private readonly connection: mysql.Connection,
     private readonly settings: readonly Statement[] = [],
+    private readonly bounds: TransactionBounds = START_TRANSACTION,
   ) {}
 
   run(...statements: Statement[]): Promise<unknown[]> {
@@ -46,15 +62,16 @@ export class PipelinedTransaction implements Transaction {
   }
 
   async rollback(): Promise<void> {
-    if (this.started && !this.ended) await this.connection.query('ROLLBACK').catch(() => undefined);
+    if (this.started && !this.ended) await this.connection.query([['ROLLBACK'], ...this.bounds.close].map(([sql]) => sql).join(';\n')).catch(() => undefined);
     this.ended = true;
   }
 
-  /** Sends the statements (and COMMIT, and a statement after it); returns the results of all but START TRANSACTION and COMMIT. */
+  /** Sends the statements (and COMMIT, and a statement after it); returns the results of the statements and of the one after. */
   private async send(statements: Statement[], commit: boolean, afterCommit?: Statement): Promise<unknown[]> {
     if (this.ended) throw new Error('the transaction has ended');
-    const opening: Statement[] = this.started ? [] : [...this.settings, ['START TRANSACTION']];
-    const all = [...opening, ...statements, ...(commit ? [['COMMIT'] as Statement] : []), ...(afterCommit === undefined ? [] : [afterCommit])];
+    const opening: Statement[] = this.started ? [] : [...this.settings, this.bounds.open];
+    const closing: Statement[] = commit ? [['COMMIT'], ...this.bounds.close] : [];
+    const all = [...opening, ...statements, ...closing, ...(afterCommit === undefined ? [] : [afterCommit])];
     this.started = true;
     // Placeholders are positional over the joined text, so the values simply follow one another.
     const [results] = await this.connection.query(all.map(([sql]) => sql).join(';\n'), all.flatMap(([, values]) => values ?? []));
